@@ -1,0 +1,91 @@
+// sinew: the particle store (structure of arrays) and particle handles.
+#pragma once
+
+#include "base.h"
+#include "vec2.h"
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Particle flags (bit mask).
+typedef enum sinew_particle_flags {
+    SINEW_PARTICLE_COLLIDES = 1u << 0, ///< takes part in collisions
+} sinew_particle_flags;
+
+/// Everything needed to create a particle. Get one from sinew_default_particle_def().
+typedef struct sinew_particle_def {
+    sinew_vec2 position; ///< metres; default (0, 0)
+    sinew_vec2 velocity; ///< m/s; default (0, 0)
+    float weight;        ///< inverse mass in 1/kg, >= 0; 0 = immovable (never moved by the solver); default 1
+    float radius;        ///< metres, >= 0; used by collisions; default 0.1
+    uint32_t flags;      ///< sinew_particle_flags; default SINEW_PARTICLE_COLLIDES
+    void *user_data;     ///< returned by sinew_particle_user_data
+} sinew_particle_def;
+
+/// Defaults as documented on each field.
+SINEW_API sinew_particle_def sinew_default_particle_def(void);
+
+/// Creates a particle. Errors: NULL_ARGUMENT, NOT_FINITE (position, velocity, weight, radius),
+/// NEGATIVE_WEIGHT, NEGATIVE_RADIUS, CAPACITY, OUT_OF_MEMORY. On error `*out` is untouched.
+SINEW_API sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def *def,
+                                             sinew_particle_id *out);
+
+/// Destroys a particle and every constraint attached to it (O(constraints)). The last particle
+/// is moved into its slot, so dense indices change; ids do not. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id);
+
+/// True when `id` names a live particle of `world`.
+SINEW_API bool sinew_particle_is_valid(const sinew_world *world, sinew_particle_id id);
+
+/// Position in metres. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_get_position(const sinew_world *world, sinew_particle_id id, sinew_vec2 *out);
+
+/// Moves a particle, keeping its velocity (a teleport). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
+SINEW_API sinew_status sinew_particle_set_position(sinew_world *world, sinew_particle_id id, sinew_vec2 position);
+
+/// Velocity in m/s, (x - previous x) / last sub-step. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_get_velocity(const sinew_world *world, sinew_particle_id id, sinew_vec2 *out);
+
+/// Sets the velocity in m/s (moves the previous position). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
+SINEW_API sinew_status sinew_particle_set_velocity(sinew_world *world, sinew_particle_id id, sinew_vec2 velocity);
+
+/// Weight (inverse mass, 1/kg). Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_get_weight(const sinew_world *world, sinew_particle_id id, float *out);
+
+/// Sets the weight (inverse mass, 1/kg, 0 = immovable). Errors: NULL_ARGUMENT, INVALID_ID,
+/// NOT_FINITE, NEGATIVE_WEIGHT.
+SINEW_API sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id, float weight);
+
+/// Adds a force in newtons for the next step only (acceleration += weight * force).
+/// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
+SINEW_API sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id, sinew_vec2 force);
+
+/// The particle's user_data, or NULL for an invalid id.
+SINEW_API void *sinew_particle_user_data(const sinew_world *world, sinew_particle_id id);
+
+/// Dense index of a live particle in the bulk view, or -1 for an invalid id. Indices change when
+/// a particle is destroyed.
+SINEW_API int sinew_particle_index(const sinew_world *world, sinew_particle_id id);
+
+/// The id of the particle at dense index `index` of the bulk view, or the null id when out of range.
+SINEW_API sinew_particle_id sinew_particle_id_at(const sinew_world *world, int index);
+
+/// Read-only view of the particle arrays (structure of arrays), `count` entries each, dense.
+/// Owned by the world: valid until the next call that creates or destroys particles.
+typedef struct sinew_particle_view {
+    int count;
+    const float *x, *y;   ///< current position, metres
+    const float *px, *py; ///< previous position, metres (velocity = (x - px) / h)
+    const float *weight;  ///< inverse mass, 1/kg
+    const float *radius;  ///< metres
+    const uint32_t *flags;///< sinew_particle_flags
+} sinew_particle_view;
+
+/// The bulk view of the particle store. A NULL world gives an empty view.
+SINEW_API sinew_particle_view sinew_world_particles(const sinew_world *world);
+
+#ifdef __cplusplus
+}
+#endif

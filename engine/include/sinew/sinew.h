@@ -1,0 +1,42 @@
+// sinew: a 2D Verlet particle and constraint physics engine.
+//
+// ## Step by step
+//   1. sinew_world_def def = sinew_default_world_def();        // gravity (0, -10), 4 x 8, Gauss-Seidel
+//      sinew_world *world; sinew_world_create(&def, &world);
+//   2. Make particles: sinew_particle_def p = sinew_default_particle_def();
+//      p.position = sinew_vec2_make(0, 5); sinew_particle_create(world, &p, &id);
+//      Weight is inverse mass; 0 makes a particle immovable.
+//   3. Join them: sinew_distance_def d = sinew_default_distance_def(); d.a = id0; d.b = id1;
+//      sinew_distance_create(world, &d, &link). Pin one: sinew_pin_create. Or use a scene
+//      builder (sinew_rope_create, sinew_cloth_create) that does all of it.
+//   4. Every frame: sinew_world_step(world, 1.0f / 60.0f); then draw from
+//      sinew_world_particles(world), a read-only structure-of-arrays view.
+//   5. Tune: sinew_world_set_solver switches Gauss-Seidel / Jacobi, iterations, sub-steps,
+//      omega and order between steps; sinew_world_stats reports the constraint error per kind,
+//      sinew_world_iteration_errors the error after every iteration when recording is on.
+//   6. sinew_world_destroy(world).
+//
+// ## Error reporting
+// Every call that can fail returns a sinew_status. Anything but SINEW_OK means nothing changed.
+// sinew_status_string(s) names the reason; sinew_world_last_error(world) says which argument
+// broke which rule. Bad input (NaN, negative weight, stale id, ...) is refused, never stored.
+//
+// ## Memory
+// The world allocates through the allocator in its def. Arrays grow geometrically when particles
+// and constraints are created; sinew_world_step allocates nothing once capacities are reached.
+//
+// ## Threads
+// A world is used from one thread at a time. Different worlds are independent.
+#pragma once
+
+#include "base.h"
+#include "vec2.h"
+#include "world.h"
+#include "particle.h"
+#include "constraints.h"
+#include "scene.h"
+
+/// Library version.
+#define SINEW_VERSION_MAJOR 0
+#define SINEW_VERSION_MINOR 1
+#define SINEW_VERSION_PATCH 0

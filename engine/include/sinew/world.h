@@ -1,0 +1,152 @@
+// sinew: the world, its solver settings, stepping and statistics.
+#pragma once
+
+#include "base.h"
+#include "vec2.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The world: particle store, constraint graph and solver. Opaque; create with sinew_world_create.
+typedef struct sinew_world sinew_world;
+
+/// How the constraint graph is solved each iteration.
+typedef enum sinew_solver_mode {
+    /// Project constraints one after another; each sees the result of the previous one.
+    SINEW_SOLVER_GAUSS_SEIDEL = 0,
+    /// Every constraint reads the same positions; corrections are averaged per particle and
+    /// applied together as x += omega * sum / count. Order independent.
+    SINEW_SOLVER_JACOBI = 1,
+} sinew_solver_mode;
+
+/// The order in which Gauss-Seidel visits constraints (ignored by Jacobi).
+typedef enum sinew_gs_order {
+    SINEW_GS_ORDER_CREATED = 0,     ///< every iteration in creation order (removal swaps the last one in)
+    SINEW_GS_ORDER_ALTERNATING = 1, ///< even iterations forward, odd iterations backward (symmetric)
+    SINEW_GS_ORDER_SHUFFLE = 2,     ///< a seeded random permutation, drawn anew every step
+} sinew_gs_order;
+
+/// Constraint kinds, used to index per-kind statistics.
+typedef enum sinew_kind {
+    SINEW_KIND_DISTANCE = 0,
+    SINEW_KIND_PIN = 1,
+    SINEW_KIND_COUNT
+} sinew_kind;
+
+/// Solver settings. Can be read and changed between steps with sinew_world_get_solver /
+/// sinew_world_set_solver.
+typedef struct sinew_solver_def {
+    sinew_solver_mode mode; ///< default SINEW_SOLVER_GAUSS_SEIDEL
+    int substeps;           ///< sub-steps per step, 1..1024; default 4
+    int iterations;         ///< solver iterations per sub-step, 1..1024; default 8
+    float jacobi_omega;     ///< Jacobi over-relaxation, in (0, 2); default 1.5
+    sinew_gs_order order;   ///< Gauss-Seidel order; default SINEW_GS_ORDER_CREATED
+    uint64_t shuffle_seed;  ///< seed for SINEW_GS_ORDER_SHUFFLE; default 1
+} sinew_solver_def;
+
+/// Everything needed to create a world. Get one from sinew_default_world_def().
+typedef struct sinew_world_def {
+    sinew_vec2 gravity;       ///< m/s^2; default (0, -10)
+    float damping;            ///< linear velocity damping in 1/s (v *= exp(-damping h)); default 0
+    sinew_solver_def solver;  ///< see sinew_solver_def
+    sinew_allocator allocator;///< default: malloc/free from the C library
+    int particle_capacity;    ///< initial capacity hint; default 64
+    int constraint_capacity;  ///< initial capacity hint per constraint kind; default 64
+    int max_particles;        ///< hard limit, 0 = none; creating beyond gives SINEW_ERR_CAPACITY
+    int max_constraints;      ///< hard limit per kind, 0 = none
+    void *user_data;          ///< returned by sinew_world_user_data
+} sinew_world_def;
+
+/// Defaults as documented on each field.
+SINEW_API sinew_world_def sinew_default_world_def(void);
+
+/// Defaults of sinew_solver_def, as documented on each field.
+SINEW_API sinew_solver_def sinew_default_solver_def(void);
+
+/// Creates a world. `def` may be NULL for defaults. On success writes the new world to `*out`.
+/// Errors: NULL_ARGUMENT (out), NOT_FINITE (gravity, damping), OUT_OF_RANGE (damping < 0, bad
+/// solver settings, negative capacities), OUT_OF_MEMORY (then *out is untouched).
+SINEW_API sinew_status sinew_world_create(const sinew_world_def *def, sinew_world **out);
+
+/// Destroys a world and everything in it; all its ids become invalid. NULL is ignored.
+SINEW_API void sinew_world_destroy(sinew_world *world);
+
+/// Advances the world by `dt` seconds in `substeps` sub-steps of dt / substeps, each running
+/// `iterations` solver iterations. Allocates nothing once capacities are reached (collision
+/// contacts may grow their arrays on the first steps). A change of dt between steps is handled
+/// by time-corrected Verlet. Errors: NULL_ARGUMENT, NOT_FINITE or OUT_OF_RANGE (dt <= 0).
+SINEW_API sinew_status sinew_world_step(sinew_world *world, float dt);
+
+/// Current solver settings.
+SINEW_API sinew_solver_def sinew_world_get_solver(const sinew_world *world);
+
+/// Replaces the solver settings (mode, iterations, substeps, omega, order, seed); applies from the
+/// next step. Errors: NULL_ARGUMENT, OUT_OF_RANGE (iterations or substeps outside 1..1024, omega
+/// outside (0, 2), unknown mode or order), OUT_OF_MEMORY (growing the iteration history).
+SINEW_API sinew_status sinew_world_set_solver(sinew_world *world, const sinew_solver_def *solver);
+
+/// Gravity in m/s^2. Errors: NULL_ARGUMENT, NOT_FINITE.
+SINEW_API sinew_status sinew_world_set_gravity(sinew_world *world, sinew_vec2 gravity);
+
+/// Current gravity in m/s^2.
+SINEW_API sinew_vec2 sinew_world_get_gravity(const sinew_world *world);
+
+/// Linear damping in 1/s. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (negative).
+SINEW_API sinew_status sinew_world_set_damping(sinew_world *world, float damping);
+
+/// Constraint error of one kind. Distance: |length - nearest allowed length| in metres.
+/// Pin: distance between the particle and its target in metres.
+typedef struct sinew_kind_stats {
+    int count;       ///< constraints of this kind
+    float max_error; ///< largest error after the last iteration of the last step
+    float rms_error; ///< root mean square error over the kind's constraints
+} sinew_kind_stats;
+
+/// What the last step did.
+typedef struct sinew_step_stats {
+    uint64_t step_count;                    ///< steps taken since creation
+    int particles;                          ///< live particles
+    int substeps, iterations;               ///< settings the last step used
+    sinew_solver_mode mode;                 ///< mode the last step used
+    sinew_kind_stats kinds[SINEW_KIND_COUNT];///< per kind, indexed by sinew_kind
+    float max_error;                        ///< max over kinds
+    float rms_error;                        ///< RMS over all constraints of all kinds
+} sinew_step_stats;
+
+/// Statistics of the last step (all zero before the first step). NULL world gives zeros.
+SINEW_API sinew_step_stats sinew_world_stats(const sinew_world *world);
+
+/// One entry of the iteration history: the error of one kind (or all) after an iteration.
+typedef struct sinew_error_sample {
+    float max_error; ///< metres
+    float rms_error; ///< metres
+} sinew_error_sample;
+
+/// Turns recording of the error after every iteration on or off (off by default: it costs a
+/// pass over the constraints per iteration). When on, each step records for every sub-step s and
+/// every iteration k in 0..iterations (0 = before the first iteration) the error per kind.
+/// Errors: NULL_ARGUMENT, OUT_OF_MEMORY.
+SINEW_API sinew_status sinew_world_record_iterations(sinew_world *world, bool enabled);
+
+/// The iteration history of the last step for `kind` (or SINEW_KIND_COUNT for all kinds together):
+/// a read-only array of substeps * (iterations + 1) samples, sample [s * (iterations + 1) + k].
+/// Writes the substep and iteration counts it was recorded with. Owned by the world, valid until
+/// the next step or settings change. Returns NULL when recording is off, before the first
+/// recorded step, or on a NULL world or bad kind.
+SINEW_API const sinew_error_sample *sinew_world_iteration_errors(const sinew_world *world, sinew_kind kind,
+                                                                 int *substeps, int *iterations);
+
+/// Bytes the world currently holds from its allocator.
+SINEW_API size_t sinew_world_byte_count(const sinew_world *world);
+
+/// A sentence about the last failed call on this world (which argument, which rule), or "" when
+/// none failed yet. Owned by the world; static text.
+SINEW_API const char *sinew_world_last_error(const sinew_world *world);
+
+/// The user_data from the world def.
+SINEW_API void *sinew_world_user_data(const sinew_world *world);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,376 @@
+// Distance constraints: Juckett's weighted relaxation, in PBD (stiffness) or XPBD (compliance) form.
+//
+// Allowed lengths are [lo, hi]; the error is C = d - clamp(d, lo, hi). The projection moves
+// i by +wi s (xj - xi) and j by -wj s (xj - xi), with s = k (C + a lambda) / (d (wi + wj + a)),
+// a = compliance / h^2. With a = 0 this is u = (rest - d)(xj - xi) / d, xi -= u wi / (wi + wj),
+// xj += u wj / (wi + wj): a weight-0 end never moves, equal weights move equal distances.
+#include <string.h>
+
+#include "world_internal.h"
+
+// Smallest denominator d (wi + wj + a) used; see correction_scale.
+#define SINEW__TINY 1e-20f
+
+sinew_distance_def sinew_default_distance_def(void)
+{
+    sinew_distance_def def = {0};
+    def.rest = SINEW_REST_CURRENT;
+    def.mode = SINEW_DISTANCE_EQUAL;
+    def.stiffness = 1.0f;
+    return def;
+}
+
+static sinew_status distances_resize(sinew_world *world, int new_capacity)
+{
+    sinew__distances *d = &world->distances;
+    sinew__field fields[] = {
+        {(void **)&d->c, sizeof(sinew__distance)}, {(void **)&d->lambda, sizeof(float)},
+        {(void **)&d->perm, sizeof(uint32_t)},     {(void **)&d->mode, sizeof(uint8_t)},
+        {(void **)&d->id_slot, sizeof(uint32_t)},
+    };
+    sinew_status s = sinew__block_resize(world, &d->block, &d->block_bytes, fields,
+                                         (int)(sizeof fields / sizeof fields[0]), d->count, new_capacity);
+    if (s == SINEW_OK) {
+        d->capacity = new_capacity;
+    }
+    return s;
+}
+
+sinew_status sinew__distances_reserve(sinew_world *world, int capacity)
+{
+    if (capacity <= world->distances.capacity) {
+        return SINEW_OK;
+    }
+    return distances_resize(world, capacity);
+}
+
+void sinew__distances_free(sinew_world *world)
+{
+    sinew__free(world, world->distances.block, world->distances.block_bytes);
+    sinew__id_pool_free(world, &world->distances.ids);
+    memset(&world->distances, 0, sizeof world->distances);
+    world->distances.ids.free_head = UINT32_MAX;
+}
+
+// Checks rest, mode, stiffness and compliance of a def; resolves lo/hi for particle indices i, j.
+static sinew_status check_params(const sinew_world *world, const sinew_distance_def *def, int i, int j,
+                                 sinew__distance *out)
+{
+    if (!sinew__finite(def->rest) || !sinew__finite(def->stiffness) || !sinew__finite(def->compliance)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "distance def: rest, stiffness and compliance must be finite");
+    }
+    if (def->rest < 0.0f && def->rest != SINEW_REST_CURRENT) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: rest must be >= 0 or SINEW_REST_CURRENT");
+    }
+    if (def->stiffness < 0.0f || def->stiffness > 1.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: stiffness must be in [0, 1]");
+    }
+    if (def->compliance < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: compliance must be >= 0");
+    }
+    float rest = def->rest;
+    if (rest == SINEW_REST_CURRENT) {
+        const sinew__particles *p = &world->particles;
+        float dx = p->x[j] - p->x[i], dy = p->y[j] - p->y[i];
+        rest = sqrtf(dx * dx + dy * dy);
+        if (!sinew__finite(rest)) {
+            return sinew__fail(world, SINEW_ERR_NOT_FINITE, "distance def: current distance overflows");
+        }
+    }
+    switch (def->mode) {
+    case SINEW_DISTANCE_EQUAL: out->lo = rest; out->hi = rest; break;
+    case SINEW_DISTANCE_MAX_ONLY: out->lo = 0.0f; out->hi = rest; break;
+    case SINEW_DISTANCE_MIN_ONLY: out->lo = rest; out->hi = INFINITY; break;
+    default: return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: unknown mode");
+    }
+    out->i = i;
+    out->j = j;
+    out->stiffness = def->stiffness;
+    out->compliance = def->compliance;
+    return SINEW_OK;
+}
+
+sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def *def, sinew_distance_id *out)
+{
+    if (world == NULL || def == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_create: world, def and out are required");
+    }
+    int i = sinew__particle_lookup(world, def->a);
+    int j = sinew__particle_lookup(world, def->b);
+    if (i < 0 || j < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "distance def: particle a or b is not a live particle");
+    }
+    if (i == j) {
+        return sinew__fail(world, SINEW_ERR_SAME_PARTICLE, "distance def: a and b are the same particle");
+    }
+    sinew__distance c;
+    sinew_status s = check_params(world, def, i, j, &c);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    sinew__distances *d = &world->distances;
+    if (world->max_constraints > 0 && d->count >= world->max_constraints) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_distance_create: max_constraints reached");
+    }
+    if (d->count == d->capacity) {
+        int cap = sinew__grow_capacity(d->capacity, d->count + 1);
+        if (cap < 0) {
+            return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_distance_create: too many constraints");
+        }
+        if (distances_resize(world, cap) != SINEW_OK) {
+            return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the store failed");
+        }
+    }
+    s = sinew__id_reserve(world, &d->ids);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_distance_create: growing the id pool failed");
+    }
+    int k = d->count++;
+    d->c[k] = c;
+    d->lambda[k] = 0.0f;
+    d->mode[k] = (uint8_t)def->mode;
+    d->compliant += c.compliance > 0.0f;
+    uint32_t slot = sinew__id_take(&d->ids, (uint32_t)k);
+    d->id_slot[k] = slot;
+    out->index1 = slot + 1u;
+    out->generation = d->ids.generation[slot];
+    return SINEW_OK;
+}
+
+static void remove_at(sinew__distances *d, int k)
+{
+    d->compliant -= d->c[k].compliance > 0.0f;
+    sinew__id_release(&d->ids, d->id_slot[k]);
+    int last = --d->count;
+    if (k != last) {
+        d->c[k] = d->c[last];
+        d->lambda[k] = d->lambda[last];
+        d->mode[k] = d->mode[last];
+        d->id_slot[k] = d->id_slot[last];
+        d->ids.dense[d->id_slot[k]] = (uint32_t)k;
+    }
+}
+
+static int lookup(const sinew_world *world, sinew_distance_id id)
+{
+    return world != NULL ? sinew__id_lookup(&world->distances.ids, id.index1, id.generation) : -1;
+}
+
+sinew_status sinew_distance_destroy(sinew_world *world, sinew_distance_id id)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_destroy: stale or null id");
+    }
+    remove_at(&world->distances, k);
+    return SINEW_OK;
+}
+
+bool sinew_distance_is_valid(const sinew_world *world, sinew_distance_id id) { return lookup(world, id) >= 0; }
+
+sinew_status sinew_distance_get(const sinew_world *world, sinew_distance_id id, sinew_distance_def *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_get: world and out are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_get: stale or null id");
+    }
+    const sinew__distance *c = &world->distances.c[k];
+    out->a = sinew_particle_id_at(world, c->i);
+    out->b = sinew_particle_id_at(world, c->j);
+    out->mode = (sinew_distance_mode)world->distances.mode[k];
+    out->rest = out->mode == SINEW_DISTANCE_MAX_ONLY ? c->hi : c->lo;
+    out->stiffness = c->stiffness;
+    out->compliance = c->compliance;
+    return SINEW_OK;
+}
+
+sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const sinew_distance_def *def)
+{
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_set: world and def are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_set: stale or null id");
+    }
+    sinew__distances *d = &world->distances;
+    sinew__distance c;
+    sinew_status s = check_params(world, def, d->c[k].i, d->c[k].j, &c);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    d->compliant += (c.compliance > 0.0f) - (d->c[k].compliance > 0.0f);
+    d->c[k] = c;
+    d->mode[k] = (uint8_t)def->mode;
+    return SINEW_OK;
+}
+
+// Error of one constraint: length minus the nearest allowed length.
+static inline float distance_error(const sinew__distance *c, const float *x, const float *y)
+{
+    float dx = x[c->j] - x[c->i], dy = y[c->j] - y[c->i];
+    float d = sqrtf(dx * dx + dy * dy);
+    float clamped = d < c->lo ? c->lo : (d > c->hi ? c->hi : d);
+    return d - clamped;
+}
+
+sinew_status sinew_distance_get_error(const sinew_world *world, sinew_distance_id id, float *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_get_error: world and out are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_get_error: stale or null id");
+    }
+    *out = distance_error(&world->distances.c[k], world->particles.x, world->particles.y);
+    return SINEW_OK;
+}
+
+void sinew__distances_remove_particle(sinew_world *world, int index, int moved_from)
+{
+    sinew__distances *d = &world->distances;
+    for (int k = 0; k < d->count;) {
+        sinew__distance *c = &d->c[k];
+        if (c->i == index || c->j == index) {
+            remove_at(d, k); // the last one moved into k: look at k again
+            continue;
+        }
+        c->i = c->i == moved_from ? index : c->i;
+        c->j = c->j == moved_from ? index : c->j;
+        ++k;
+    }
+}
+
+void sinew__distances_begin_substep(sinew_world *world)
+{
+    if (world->distances.compliant > 0) {
+        memset(world->distances.lambda, 0, sizeof(float) * (size_t)world->distances.count);
+    }
+}
+
+// Scale s of the correction (see the top of the file); updates lambda in the XPBD form.
+SINEW_FORCE_INLINE float correction_scale(const sinew__distance *restrict c, float *restrict lambda, float dx, float dy,
+                                     float wi, float wj, float inv_h2, bool xpbd)
+{
+    float d = sqrtf(dx * dx + dy * dy);
+    float clamped = d < c->lo ? c->lo : (d > c->hi ? c->hi : d);
+    float num = d - clamped;
+    float denom = wi + wj;
+    if (xpbd) {
+        float a = c->compliance * inv_h2;
+        num += a * *lambda;
+        denom += a;
+    }
+    // Coincident ends (dx = dy = 0) or total weight 0 (wi = wj = 0): the clamp keeps s finite and
+    // the correction, s dx times a weight, is exactly zero. No branch.
+    float q = d * denom;
+    q = q > SINEW__TINY ? q : SINEW__TINY;
+    float s = c->stiffness * num / q;
+    if (xpbd) {
+        *lambda -= s * d;
+    }
+    return s;
+}
+
+SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, float *restrict lambda, float *restrict x,
+                               float *restrict y, const float *restrict w, float inv_h2, bool xpbd)
+{
+    const int i = c->i, j = c->j;
+    float dx = x[j] - x[i], dy = y[j] - y[i];
+    float wi = w[i], wj = w[j];
+    float s = correction_scale(c, lambda, dx, dy, wi, wj, inv_h2, xpbd);
+    x[i] += wi * s * dx;
+    y[i] += wi * s * dy;
+    x[j] -= wj * s * dx;
+    y[j] -= wj * s * dy;
+}
+
+// One Gauss-Seidel sweep, specialised at compile time on the XPBD flag.
+SINEW_FORCE_INLINE void project_sweep(sinew_world *world, float inv_h2, bool backward, bool shuffled, bool xpbd)
+{
+    sinew__distances *d = &world->distances;
+    float *restrict x = world->particles.x, *restrict y = world->particles.y;
+    const float *restrict w = world->particles.w;
+    const sinew__distance *restrict c = d->c;
+    float *restrict lambda = d->lambda;
+    const int n = d->count;
+    if (shuffled) {
+        const uint32_t *restrict perm = d->perm;
+        for (int k = 0; k < n; ++k) {
+            uint32_t m = perm[backward ? n - 1 - k : k];
+            project_one(&c[m], &lambda[m], x, y, w, inv_h2, xpbd);
+        }
+    } else if (backward) {
+        for (int k = n - 1; k >= 0; --k) {
+            project_one(&c[k], &lambda[k], x, y, w, inv_h2, xpbd);
+        }
+    } else {
+        for (int k = 0; k < n; ++k) {
+            project_one(&c[k], &lambda[k], x, y, w, inv_h2, xpbd);
+        }
+    }
+}
+
+void sinew__distances_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+{
+    if (world->distances.compliant > 0) {
+        project_sweep(world, inv_h2, backward, shuffled, true);
+    } else {
+        project_sweep(world, inv_h2, backward, shuffled, false);
+    }
+}
+
+SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool xpbd)
+{
+    sinew__distances *d = &world->distances;
+    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
+    const float *restrict w = world->particles.w;
+    float *restrict acc = world->particles.acc;
+    const sinew__distance *restrict c = d->c;
+    float *restrict lambda = d->lambda;
+    const int n = d->count;
+    for (int k = 0; k < n; ++k) {
+        const int i = c[k].i, j = c[k].j;
+        float dx = x[j] - x[i], dy = y[j] - y[i];
+        float wi = w[i], wj = w[j];
+        float s = correction_scale(&c[k], &lambda[k], dx, dy, wi, wj, inv_h2, xpbd);
+        float active = (float)(s != 0.0f); // satisfied one-sided constraints do not count
+        acc[4 * i + 0] += wi * s * dx;
+        acc[4 * i + 1] += wi * s * dy;
+        acc[4 * i + 2] += active;
+        acc[4 * j + 0] -= wj * s * dx;
+        acc[4 * j + 1] -= wj * s * dy;
+        acc[4 * j + 2] += active;
+    }
+}
+
+void sinew__distances_accumulate(sinew_world *world, float inv_h2)
+{
+    if (world->distances.compliant > 0) {
+        accumulate_all(world, inv_h2, true);
+    } else {
+        accumulate_all(world, inv_h2, false);
+    }
+}
+
+void sinew__distances_error(const sinew_world *world, float *max_error, double *sum_sq)
+{
+    const sinew__distances *d = &world->distances;
+    const float *x = world->particles.x, *y = world->particles.y;
+    float mx = 0.0f;
+    double sq = 0.0;
+    for (int k = 0; k < d->count; ++k) {
+        float e = fabsf(distance_error(&d->c[k], x, y));
+        mx = e > mx ? e : mx;
+        sq += (double)e * e;
+    }
+    *max_error = mx;
+    *sum_sq = sq;
+}

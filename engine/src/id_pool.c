@@ -1,0 +1,69 @@
+// Stable ids {slot + 1, generation} over dense arrays that move elements when one is removed.
+#include "world_internal.h"
+
+sinew_status sinew__id_reserve(sinew_world *world, sinew__id_pool *pool)
+{
+    // A free slot exists, or room for one more.
+    if (pool->free_head != UINT32_MAX || pool->used < pool->capacity) {
+        return SINEW_OK;
+    }
+    int cap = sinew__grow_capacity((int)pool->capacity, (int)pool->used + 1);
+    if (cap < 0) {
+        return SINEW_ERR_CAPACITY;
+    }
+    sinew__field fields[] = {
+        {(void **)&pool->generation, sizeof(uint32_t)},
+        {(void **)&pool->dense, sizeof(uint32_t)},
+    };
+    sinew_status s = sinew__block_resize(world, &pool->block, &pool->block_bytes, fields, 2, (int)pool->used, cap);
+    if (s == SINEW_OK) {
+        pool->capacity = (uint32_t)cap;
+    }
+    return s;
+}
+
+uint32_t sinew__id_take(sinew__id_pool *pool, uint32_t dense)
+{
+    uint32_t slot;
+    if (pool->free_head != UINT32_MAX) {
+        slot = pool->free_head;
+        uint32_t next = pool->dense[slot] & ~SINEW__FREE_BIT;
+        pool->free_head = next == (UINT32_MAX & ~SINEW__FREE_BIT) ? UINT32_MAX : next;
+    } else {
+        slot = pool->used++;
+        pool->generation[slot] = 1u;
+    }
+    pool->dense[slot] = dense;
+    return slot;
+}
+
+void sinew__id_release(sinew__id_pool *pool, uint32_t slot)
+{
+    pool->generation[slot] += 1u;
+    if (pool->generation[slot] == 0u) {
+        pool->generation[slot] = 1u; // generation 0 is never issued
+    }
+    uint32_t next = pool->free_head == UINT32_MAX ? (UINT32_MAX & ~SINEW__FREE_BIT) : pool->free_head;
+    pool->dense[slot] = SINEW__FREE_BIT | next;
+    pool->free_head = slot;
+}
+
+int sinew__id_lookup(const sinew__id_pool *pool, uint32_t index1, uint32_t generation)
+{
+    if (index1 == 0u || index1 > pool->used) {
+        return -1;
+    }
+    uint32_t slot = index1 - 1u;
+    uint32_t dense = pool->dense[slot];
+    if ((dense & SINEW__FREE_BIT) != 0u || pool->generation[slot] != generation) {
+        return -1;
+    }
+    return (int)dense;
+}
+
+void sinew__id_pool_free(sinew_world *world, sinew__id_pool *pool)
+{
+    sinew__free(world, pool->block, pool->block_bytes);
+    *pool = (sinew__id_pool){0};
+    pool->free_head = UINT32_MAX;
+}

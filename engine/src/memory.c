@@ -1,0 +1,73 @@
+// Allocation through the world's allocator, and structure-of-arrays blocks that grow atomically.
+#include <string.h>
+
+#include "world_internal.h"
+
+#define SINEW__ALIGN 64u
+
+void *sinew__alloc(sinew_world *world, size_t size)
+{
+    void *p = world->allocator.alloc(size, world->allocator.user_data);
+    if (p != NULL) {
+        world->byte_count += size;
+    }
+    return p;
+}
+
+void sinew__free(sinew_world *world, void *ptr, size_t size)
+{
+    if (ptr != NULL) {
+        world->allocator.free(ptr, size, world->allocator.user_data);
+        world->byte_count -= size;
+    }
+}
+
+static size_t align_up(size_t n) { return (n + (SINEW__ALIGN - 1u)) & ~(size_t)(SINEW__ALIGN - 1u); }
+
+sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block_bytes, const sinew__field *fields,
+                                 int field_count, int count, int new_capacity)
+{
+    size_t total = SINEW__ALIGN; // room to align the first array whatever the allocator returns
+    for (int f = 0; f < field_count; ++f) {
+        total += align_up(fields[f].size * (size_t)new_capacity);
+    }
+    unsigned char *mem = sinew__alloc(world, total);
+    if (mem == NULL) {
+        return SINEW_ERR_OUT_OF_MEMORY;
+    }
+    memset(mem, 0, total);
+    uintptr_t cursor = ((uintptr_t)mem + (SINEW__ALIGN - 1u)) & ~(uintptr_t)(SINEW__ALIGN - 1u);
+    for (int f = 0; f < field_count; ++f) {
+        void *dst = (void *)cursor;
+        if (*fields[f].ptr != NULL && count > 0) {
+            memcpy(dst, *fields[f].ptr, fields[f].size * (size_t)count);
+        }
+        *fields[f].ptr = dst;
+        cursor += align_up(fields[f].size * (size_t)new_capacity);
+    }
+    sinew__free(world, *block, *block_bytes);
+    *block = mem;
+    *block_bytes = total;
+    return SINEW_OK;
+}
+
+int sinew__grow_capacity(int capacity, int needed)
+{
+    if (needed > INT32_MAX / 2) {
+        return -1;
+    }
+    int cap = capacity < 16 ? 16 : capacity;
+    while (cap < needed) {
+        cap *= 2;
+    }
+    return cap;
+}
+
+sinew_status sinew__fail(const sinew_world *world, sinew_status status, const char *detail)
+{
+    if (world != NULL) {
+        // The detail is bookkeeping, not world state: const callers may record it too.
+        ((sinew_world *)world)->last_error = detail;
+    }
+    return status;
+}

@@ -1,0 +1,316 @@
+// The particle store: dense structure of arrays, stable ids, Verlet integration.
+#include <string.h>
+
+#include "world_internal.h"
+
+sinew_particle_def sinew_default_particle_def(void)
+{
+    sinew_particle_def def = {0};
+    def.weight = 1.0f;
+    def.radius = 0.1f;
+    def.flags = SINEW_PARTICLE_COLLIDES;
+    return def;
+}
+
+static sinew_status particles_resize(sinew_world *world, int new_capacity)
+{
+    sinew__particles *p = &world->particles;
+    sinew__field fields[] = {
+        {(void **)&p->x, sizeof(float)},        {(void **)&p->y, sizeof(float)},
+        {(void **)&p->px, sizeof(float)},       {(void **)&p->py, sizeof(float)},
+        {(void **)&p->ax, sizeof(float)},       {(void **)&p->ay, sizeof(float)},
+        {(void **)&p->w, sizeof(float)},        {(void **)&p->radius, sizeof(float)},
+        {(void **)&p->flags, sizeof(uint32_t)}, {(void **)&p->user_data, sizeof(void *)},
+        {(void **)&p->id_slot, sizeof(uint32_t)}, {(void **)&p->acc, 4 * sizeof(float)},
+    };
+    sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
+                                         (int)(sizeof fields / sizeof fields[0]), p->count, new_capacity);
+    if (s == SINEW_OK) {
+        p->capacity = new_capacity;
+    }
+    return s;
+}
+
+sinew_status sinew__particles_reserve(sinew_world *world, int capacity)
+{
+    if (capacity <= world->particles.capacity) {
+        return SINEW_OK;
+    }
+    return particles_resize(world, capacity);
+}
+
+void sinew__particles_free(sinew_world *world)
+{
+    sinew__free(world, world->particles.block, world->particles.block_bytes);
+    sinew__id_pool_free(world, &world->particles.ids);
+    memset(&world->particles, 0, sizeof world->particles);
+    world->particles.ids.free_head = UINT32_MAX;
+}
+
+int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id)
+{
+    return sinew__id_lookup(&world->particles.ids, id.index1, id.generation);
+}
+
+sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def *def, sinew_particle_id *out)
+{
+    if (world == NULL || def == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_particle_create: world, def and out are required");
+    }
+    if (!sinew__finite2(def->position) || !sinew__finite2(def->velocity) || !sinew__finite(def->weight) ||
+        !sinew__finite(def->radius)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "particle def: position, velocity, weight and radius must be finite");
+    }
+    if (def->weight < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_NEGATIVE_WEIGHT, "particle def: weight (inverse mass) must be >= 0");
+    }
+    if (def->radius < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_NEGATIVE_RADIUS, "particle def: radius must be >= 0");
+    }
+    sinew__particles *p = &world->particles;
+    if (world->max_particles > 0 && p->count >= world->max_particles) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_particle_create: max_particles reached");
+    }
+    if (p->count == p->capacity) {
+        int cap = sinew__grow_capacity(p->capacity, p->count + 1);
+        if (cap < 0) {
+            return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_particle_create: too many particles");
+        }
+        if (particles_resize(world, cap) != SINEW_OK) {
+            return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_particle_create: growing the particle store failed");
+        }
+    }
+    sinew_status s = sinew__id_reserve(world, &p->ids);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_create: growing the particle id pool failed");
+    }
+    int i = p->count++;
+    p->x[i] = def->position.x;
+    p->y[i] = def->position.y;
+    p->px[i] = def->position.x - def->velocity.x * world->h_prev;
+    p->py[i] = def->position.y - def->velocity.y * world->h_prev;
+    p->ax[i] = 0.0f;
+    p->ay[i] = 0.0f;
+    p->w[i] = def->weight;
+    p->radius[i] = def->radius;
+    p->flags[i] = def->flags;
+    p->user_data[i] = def->user_data;
+    memset(&p->acc[4 * i], 0, 4 * sizeof(float));
+    uint32_t slot = sinew__id_take(&p->ids, (uint32_t)i);
+    p->id_slot[i] = slot;
+    out->index1 = slot + 1u;
+    out->generation = p->ids.generation[slot];
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int i = sinew__particle_lookup(world, id);
+    if (i < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_particle_destroy: stale or null particle id");
+    }
+    sinew__particles *p = &world->particles;
+    int last = p->count - 1;
+    // Constraints on the particle go; constraints on the last particle follow it into slot i.
+    sinew__distances_remove_particle(world, i, last);
+    sinew__pins_remove_particle(world, i, last);
+    sinew__id_release(&p->ids, p->id_slot[i]);
+    if (i != last) {
+        p->x[i] = p->x[last];
+        p->y[i] = p->y[last];
+        p->px[i] = p->px[last];
+        p->py[i] = p->py[last];
+        p->ax[i] = p->ax[last];
+        p->ay[i] = p->ay[last];
+        p->w[i] = p->w[last];
+        p->radius[i] = p->radius[last];
+        p->flags[i] = p->flags[last];
+        p->user_data[i] = p->user_data[last];
+        memcpy(&p->acc[4 * i], &p->acc[4 * last], 4 * sizeof(float));
+        p->id_slot[i] = p->id_slot[last];
+        p->ids.dense[p->id_slot[i]] = (uint32_t)i;
+    }
+    p->count = last;
+    return SINEW_OK;
+}
+
+bool sinew_particle_is_valid(const sinew_world *world, sinew_particle_id id)
+{
+    return world != NULL && sinew__particle_lookup(world, id) >= 0;
+}
+
+// Shared entry check of the per-particle accessors: world and id valid, out non-NULL.
+static int checked_index(const sinew_world *world, sinew_particle_id id, const void *out, sinew_status *status,
+                         const char *what)
+{
+    if (world == NULL || out == NULL) {
+        *status = sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, what);
+        return -1;
+    }
+    int i = sinew__particle_lookup(world, id);
+    if (i < 0) {
+        *status = sinew__fail(world, SINEW_ERR_INVALID_ID, what);
+    }
+    return i;
+}
+
+sinew_status sinew_particle_get_position(const sinew_world *world, sinew_particle_id id, sinew_vec2 *out)
+{
+    sinew_status s = SINEW_OK;
+    int i = checked_index(world, id, out, &s, "sinew_particle_get_position: bad world, id or out");
+    if (i >= 0) {
+        *out = sinew_vec2_make(world->particles.x[i], world->particles.y[i]);
+    }
+    return s;
+}
+
+sinew_status sinew_particle_set_position(sinew_world *world, sinew_particle_id id, sinew_vec2 position)
+{
+    sinew_status s = SINEW_OK;
+    int i = checked_index(world, id, &position, &s, "sinew_particle_set_position: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    if (!sinew__finite2(position)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_position: position must be finite");
+    }
+    sinew__particles *p = &world->particles;
+    p->px[i] += position.x - p->x[i];
+    p->py[i] += position.y - p->y[i];
+    p->x[i] = position.x;
+    p->y[i] = position.y;
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_get_velocity(const sinew_world *world, sinew_particle_id id, sinew_vec2 *out)
+{
+    sinew_status s = SINEW_OK;
+    int i = checked_index(world, id, out, &s, "sinew_particle_get_velocity: bad world, id or out");
+    if (i >= 0) {
+        const sinew__particles *p = &world->particles;
+        float inv_h = 1.0f / world->h_prev;
+        *out = sinew_vec2_make((p->x[i] - p->px[i]) * inv_h, (p->y[i] - p->py[i]) * inv_h);
+    }
+    return s;
+}
+
+sinew_status sinew_particle_set_velocity(sinew_world *world, sinew_particle_id id, sinew_vec2 velocity)
+{
+    sinew_status s = SINEW_OK;
+    int i = checked_index(world, id, &velocity, &s, "sinew_particle_set_velocity: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    if (!sinew__finite2(velocity)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_velocity: velocity must be finite");
+    }
+    sinew__particles *p = &world->particles;
+    p->px[i] = p->x[i] - velocity.x * world->h_prev;
+    p->py[i] = p->y[i] - velocity.y * world->h_prev;
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_get_weight(const sinew_world *world, sinew_particle_id id, float *out)
+{
+    sinew_status s = SINEW_OK;
+    int i = checked_index(world, id, out, &s, "sinew_particle_get_weight: bad world, id or out");
+    if (i >= 0) {
+        *out = world->particles.w[i];
+    }
+    return s;
+}
+
+sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id, float weight)
+{
+    sinew_status s = SINEW_OK;
+    int i = checked_index(world, id, &weight, &s, "sinew_particle_set_weight: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    if (!sinew__finite(weight)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_weight: weight must be finite");
+    }
+    if (weight < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_NEGATIVE_WEIGHT, "sinew_particle_set_weight: weight must be >= 0");
+    }
+    world->particles.w[i] = weight;
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id, sinew_vec2 force)
+{
+    sinew_status s = SINEW_OK;
+    int i = checked_index(world, id, &force, &s, "sinew_particle_apply_force: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    if (!sinew__finite2(force)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_apply_force: force must be finite");
+    }
+    sinew__particles *p = &world->particles;
+    p->ax[i] += force.x * p->w[i];
+    p->ay[i] += force.y * p->w[i];
+    return SINEW_OK;
+}
+
+void *sinew_particle_user_data(const sinew_world *world, sinew_particle_id id)
+{
+    int i = world != NULL ? sinew__particle_lookup(world, id) : -1;
+    return i >= 0 ? world->particles.user_data[i] : NULL;
+}
+
+int sinew_particle_index(const sinew_world *world, sinew_particle_id id)
+{
+    return world != NULL ? sinew__particle_lookup(world, id) : -1;
+}
+
+sinew_particle_id sinew_particle_id_at(const sinew_world *world, int index)
+{
+    sinew_particle_id id = SINEW_NULL_ID;
+    if (world != NULL && index >= 0 && index < world->particles.count) {
+        uint32_t slot = world->particles.id_slot[index];
+        id.index1 = slot + 1u;
+        id.generation = world->particles.ids.generation[slot];
+    }
+    return id;
+}
+
+sinew_particle_view sinew_world_particles(const sinew_world *world)
+{
+    sinew_particle_view v = {0};
+    if (world != NULL) {
+        const sinew__particles *p = &world->particles;
+        v.count = p->count;
+        v.x = p->x;
+        v.y = p->y;
+        v.px = p->px;
+        v.py = p->py;
+        v.weight = p->w;
+        v.radius = p->radius;
+        v.flags = p->flags;
+    }
+    return v;
+}
+
+void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
+{
+    sinew__particles *p = &world->particles;
+    const int n = p->count;
+    float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
+    const float *restrict ax = p->ax, *restrict ay = p->ay, *restrict w = p->w;
+    const float h2 = h * h, gx = world->gravity.x, gy = world->gravity.y;
+    for (int i = 0; i < n; ++i) {
+        // Immovable particles (weight 0) keep their place and lose their velocity.
+        float m = w[i] > 0.0f ? 1.0f : 0.0f;
+        float xi = x[i], yi = y[i];
+        float nx = xi + m * ((xi - px[i]) * velocity_scale + (gx + ax[i]) * h2);
+        float ny = yi + m * ((yi - py[i]) * velocity_scale + (gy + ay[i]) * h2);
+        px[i] = xi;
+        py[i] = yi;
+        x[i] = nx;
+        y[i] = ny;
+    }
+}

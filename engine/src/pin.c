@@ -1,0 +1,306 @@
+// Pin/target constraints. On a weight-0 particle the pin is kinematic: the solver never moves
+// such a particle, so the pin carries it along the straight path from its position at the start
+// of the step to the target, a fraction per sub-step. On a particle with weight w > 0 it is a
+// constraint C = x - target (per axis) with the same PBD/XPBD form as distances:
+// x += k w (target - x - a lambda) / (w + a), a = compliance / h^2.
+#include <string.h>
+
+#include "world_internal.h"
+
+sinew_pin_def sinew_default_pin_def(void)
+{
+    sinew_pin_def def = {0};
+    def.stiffness = 1.0f;
+    return def;
+}
+
+static sinew_status pins_resize(sinew_world *world, int new_capacity)
+{
+    sinew__pins *p = &world->pins;
+    sinew__field fields[] = {
+        {(void **)&p->c, sizeof(sinew__pin)},     {(void **)&p->lambda, 2 * sizeof(float)},
+        {(void **)&p->from, 2 * sizeof(float)},   {(void **)&p->perm, sizeof(uint32_t)},
+        {(void **)&p->id_slot, sizeof(uint32_t)},
+    };
+    sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
+                                         (int)(sizeof fields / sizeof fields[0]), p->count, new_capacity);
+    if (s == SINEW_OK) {
+        p->capacity = new_capacity;
+    }
+    return s;
+}
+
+sinew_status sinew__pins_reserve(sinew_world *world, int capacity)
+{
+    if (capacity <= world->pins.capacity) {
+        return SINEW_OK;
+    }
+    return pins_resize(world, capacity);
+}
+
+void sinew__pins_free(sinew_world *world)
+{
+    sinew__free(world, world->pins.block, world->pins.block_bytes);
+    sinew__id_pool_free(world, &world->pins.ids);
+    memset(&world->pins, 0, sizeof world->pins);
+    world->pins.ids.free_head = UINT32_MAX;
+}
+
+static sinew_status check_stiffness(const sinew_world *world, float stiffness, float compliance)
+{
+    if (!sinew__finite(stiffness) || !sinew__finite(compliance)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "pin: stiffness and compliance must be finite");
+    }
+    if (stiffness < 0.0f || stiffness > 1.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "pin: stiffness must be in [0, 1]");
+    }
+    if (compliance < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "pin: compliance must be >= 0");
+    }
+    return SINEW_OK;
+}
+
+sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sinew_pin_id *out)
+{
+    if (world == NULL || def == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pin_create: world, def and out are required");
+    }
+    int i = sinew__particle_lookup(world, def->particle);
+    if (i < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "pin def: particle is not a live particle");
+    }
+    if (!sinew__finite2(def->target)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "pin def: target must be finite");
+    }
+    sinew_status s = check_stiffness(world, def->stiffness, def->compliance);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    sinew__pins *p = &world->pins;
+    if (world->max_constraints > 0 && p->count >= world->max_constraints) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_pin_create: max_constraints reached");
+    }
+    if (p->count == p->capacity) {
+        int cap = sinew__grow_capacity(p->capacity, p->count + 1);
+        if (cap < 0) {
+            return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_pin_create: too many pins");
+        }
+        if (pins_resize(world, cap) != SINEW_OK) {
+            return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_pin_create: growing the store failed");
+        }
+    }
+    s = sinew__id_reserve(world, &p->ids);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_pin_create: growing the id pool failed");
+    }
+    int k = p->count++;
+    p->c[k] = (sinew__pin){i, def->target.x, def->target.y, def->stiffness, def->compliance};
+    p->lambda[2 * k] = p->lambda[2 * k + 1] = 0.0f;
+    p->from[2 * k] = world->particles.x[i];
+    p->from[2 * k + 1] = world->particles.y[i];
+    p->compliant += def->compliance > 0.0f;
+    uint32_t slot = sinew__id_take(&p->ids, (uint32_t)k);
+    p->id_slot[k] = slot;
+    out->index1 = slot + 1u;
+    out->generation = p->ids.generation[slot];
+    return SINEW_OK;
+}
+
+static void remove_at(sinew__pins *p, int k)
+{
+    p->compliant -= p->c[k].compliance > 0.0f;
+    sinew__id_release(&p->ids, p->id_slot[k]);
+    int last = --p->count;
+    if (k != last) {
+        p->c[k] = p->c[last];
+        memcpy(&p->lambda[2 * k], &p->lambda[2 * last], 2 * sizeof(float));
+        memcpy(&p->from[2 * k], &p->from[2 * last], 2 * sizeof(float));
+        p->id_slot[k] = p->id_slot[last];
+        p->ids.dense[p->id_slot[k]] = (uint32_t)k;
+    }
+}
+
+static int lookup(const sinew_world *world, sinew_pin_id id)
+{
+    return world != NULL ? sinew__id_lookup(&world->pins.ids, id.index1, id.generation) : -1;
+}
+
+sinew_status sinew_pin_destroy(sinew_world *world, sinew_pin_id id)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_pin_destroy: stale or null id");
+    }
+    remove_at(&world->pins, k);
+    return SINEW_OK;
+}
+
+bool sinew_pin_is_valid(const sinew_world *world, sinew_pin_id id) { return lookup(world, id) >= 0; }
+
+sinew_status sinew_pin_set_target(sinew_world *world, sinew_pin_id id, sinew_vec2 target)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_pin_set_target: stale or null id");
+    }
+    if (!sinew__finite2(target)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_pin_set_target: target must be finite");
+    }
+    world->pins.c[k].tx = target.x;
+    world->pins.c[k].ty = target.y;
+    return SINEW_OK;
+}
+
+sinew_status sinew_pin_get(const sinew_world *world, sinew_pin_id id, sinew_pin_def *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pin_get: world and out are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_pin_get: stale or null id");
+    }
+    const sinew__pin *c = &world->pins.c[k];
+    out->particle = sinew_particle_id_at(world, c->i);
+    out->target = sinew_vec2_make(c->tx, c->ty);
+    out->stiffness = c->stiffness;
+    out->compliance = c->compliance;
+    return SINEW_OK;
+}
+
+sinew_status sinew_pin_set_stiffness(sinew_world *world, sinew_pin_id id, float stiffness, float compliance)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_pin_set_stiffness: stale or null id");
+    }
+    sinew_status s = check_stiffness(world, stiffness, compliance);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    sinew__pins *p = &world->pins;
+    p->compliant += (compliance > 0.0f) - (p->c[k].compliance > 0.0f);
+    p->c[k].stiffness = stiffness;
+    p->c[k].compliance = compliance;
+    return SINEW_OK;
+}
+
+void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from)
+{
+    sinew__pins *p = &world->pins;
+    for (int k = 0; k < p->count;) {
+        if (p->c[k].i == index) {
+            remove_at(p, k);
+            continue;
+        }
+        p->c[k].i = p->c[k].i == moved_from ? index : p->c[k].i;
+        ++k;
+    }
+}
+
+void sinew__pins_begin_step(sinew_world *world)
+{
+    sinew__pins *p = &world->pins;
+    for (int k = 0; k < p->count; ++k) {
+        p->from[2 * k] = world->particles.x[p->c[k].i];
+        p->from[2 * k + 1] = world->particles.y[p->c[k].i];
+    }
+}
+
+void sinew__pins_move_kinematic(sinew_world *world, float fraction)
+{
+    sinew__pins *p = &world->pins;
+    float *x = world->particles.x, *y = world->particles.y;
+    const float *w = world->particles.w;
+    for (int k = 0; k < p->count; ++k) {
+        const sinew__pin *c = &p->c[k];
+        if (w[c->i] == 0.0f) {
+            float gx = p->from[2 * k] + fraction * (c->tx - p->from[2 * k]);
+            float gy = p->from[2 * k + 1] + fraction * (c->ty - p->from[2 * k + 1]);
+            x[c->i] += c->stiffness * (gx - x[c->i]);
+            y[c->i] += c->stiffness * (gy - y[c->i]);
+        }
+    }
+}
+
+void sinew__pins_begin_substep(sinew_world *world)
+{
+    if (world->pins.compliant > 0) {
+        memset(world->pins.lambda, 0, 2 * sizeof(float) * (size_t)world->pins.count);
+    }
+}
+
+// Correction of pin k along x and y (zero for a kinematic pin); updates lambda.
+static inline void pin_correction(const sinew__pin *c, float *lambda, float xi, float yi, float w, float inv_h2,
+                                  float *cx, float *cy)
+{
+    float a = c->compliance * inv_h2;
+    float denom = w + a;
+    float s = denom > 0.0f ? c->stiffness / denom : 0.0f;
+    float dlx = s * ((c->tx - xi) - a * lambda[0]);
+    float dly = s * ((c->ty - yi) - a * lambda[1]);
+    lambda[0] += dlx;
+    lambda[1] += dly;
+    *cx = w * dlx;
+    *cy = w * dly;
+}
+
+void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+{
+    sinew__pins *p = &world->pins;
+    float *x = world->particles.x, *y = world->particles.y;
+    const float *w = world->particles.w;
+    const int n = p->count;
+    for (int k = 0; k < n; ++k) {
+        int idx = backward ? n - 1 - k : k;
+        int m = shuffled ? (int)p->perm[idx] : idx;
+        const sinew__pin *c = &p->c[m];
+        float cx, cy;
+        pin_correction(c, &p->lambda[2 * m], x[c->i], y[c->i], w[c->i], inv_h2, &cx, &cy);
+        x[c->i] += cx;
+        y[c->i] += cy;
+    }
+}
+
+void sinew__pins_accumulate(sinew_world *world, float inv_h2)
+{
+    sinew__pins *p = &world->pins;
+    const float *x = world->particles.x, *y = world->particles.y;
+    const float *w = world->particles.w;
+    float *acc = world->particles.acc;
+    for (int k = 0; k < p->count; ++k) {
+        const sinew__pin *c = &p->c[k];
+        float cx, cy;
+        pin_correction(c, &p->lambda[2 * k], x[c->i], y[c->i], w[c->i], inv_h2, &cx, &cy);
+        acc[4 * c->i + 0] += cx;
+        acc[4 * c->i + 1] += cy;
+        acc[4 * c->i + 2] += w[c->i] > 0.0f ? 1.0f : 0.0f;
+    }
+}
+
+void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_sq)
+{
+    const sinew__pins *p = &world->pins;
+    const float *x = world->particles.x, *y = world->particles.y;
+    float mx = 0.0f;
+    double sq = 0.0;
+    for (int k = 0; k < p->count; ++k) {
+        const sinew__pin *c = &p->c[k];
+        float dx = x[c->i] - c->tx, dy = y[c->i] - c->ty;
+        float e2 = dx * dx + dy * dy;
+        float e = sqrtf(e2);
+        mx = e > mx ? e : mx;
+        sq += (double)e2;
+    }
+    *max_error = mx;
+    *sum_sq = sq;
+}

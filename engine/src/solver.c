@@ -1,0 +1,248 @@
+// One step of the world, as named stages:
+//   begin step -> per sub-step: integrate, kinematic pins, iterations (Gauss-Seidel or Jacobi),
+//   optional error recording -> stats.
+#include <string.h>
+
+#include "world_internal.h"
+
+// splitmix64: a small, well-mixed generator for the shuffle order.
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void sinew__shuffle(uint32_t *perm, int count, uint64_t seed)
+{
+    uint64_t state = seed;
+    for (int k = 0; k < count; ++k) {
+        perm[k] = (uint32_t)k;
+    }
+    for (int k = count - 1; k > 0; --k) {
+        int r = (int)(splitmix64(&state) % (uint64_t)(k + 1));
+        uint32_t t = perm[k];
+        perm[k] = perm[r];
+        perm[r] = t;
+    }
+}
+
+sinew_status sinew__history_reserve(sinew_world *world, int substeps, int iterations)
+{
+    if (!world->record) {
+        return SINEW_OK;
+    }
+    size_t needed = sizeof(sinew_error_sample) * (size_t)(SINEW_KIND_COUNT + 1) * (size_t)substeps *
+                    (size_t)(iterations + 1);
+    if (needed <= world->history_bytes) {
+        return SINEW_OK;
+    }
+    void *mem = sinew__alloc(world, needed);
+    if (mem == NULL) {
+        return SINEW_ERR_OUT_OF_MEMORY;
+    }
+    sinew__history_free(world);
+    world->history_block = mem;
+    world->history_bytes = needed;
+    world->history = mem;
+    return SINEW_OK;
+}
+
+void sinew__history_free(sinew_world *world)
+{
+    sinew__free(world, world->history_block, world->history_bytes);
+    world->history_block = NULL;
+    world->history = NULL;
+    world->history_bytes = 0;
+    world->history_valid = false;
+}
+
+// Error of every kind now; fills per-kind samples and the combined one.
+static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_COUNT + 1], int counts[SINEW_KIND_COUNT])
+{
+    float mx[SINEW_KIND_COUNT];
+    double sq[SINEW_KIND_COUNT];
+    sinew__distances_error(world, &mx[SINEW_KIND_DISTANCE], &sq[SINEW_KIND_DISTANCE]);
+    sinew__pins_error(world, &mx[SINEW_KIND_PIN], &sq[SINEW_KIND_PIN]);
+    counts[SINEW_KIND_DISTANCE] = world->distances.count;
+    counts[SINEW_KIND_PIN] = world->pins.count;
+    float all_max = 0.0f;
+    double all_sq = 0.0;
+    int all_n = 0;
+    for (int k = 0; k < SINEW_KIND_COUNT; ++k) {
+        out[k].max_error = mx[k];
+        out[k].rms_error = counts[k] > 0 ? (float)sqrt(sq[k] / counts[k]) : 0.0f;
+        all_max = mx[k] > all_max ? mx[k] : all_max;
+        all_sq += sq[k];
+        all_n += counts[k];
+    }
+    out[SINEW_KIND_COUNT].max_error = all_max;
+    out[SINEW_KIND_COUNT].rms_error = all_n > 0 ? (float)sqrt(all_sq / all_n) : 0.0f;
+}
+
+static void record(sinew_world *world, int substep, int iteration)
+{
+    sinew_error_sample s[SINEW_KIND_COUNT + 1];
+    int counts[SINEW_KIND_COUNT];
+    measure(world, s, counts);
+    const int per_kind = world->solver.substeps * (world->solver.iterations + 1);
+    const int at = substep * (world->solver.iterations + 1) + iteration;
+    for (int k = 0; k <= SINEW_KIND_COUNT; ++k) {
+        world->history[k * per_kind + at] = s[k];
+    }
+}
+
+// x += omega * sum / count for every particle that received a correction; clears the sums.
+static void jacobi_apply(sinew_world *world, float omega)
+{
+    sinew__particles *p = &world->particles;
+    float *restrict x = p->x, *restrict y = p->y, *restrict acc = p->acc;
+    const int n = p->count;
+    for (int i = 0; i < n; ++i) {
+        float count = acc[4 * i + 2];
+        float s = count > 0.0f ? omega / count : 0.0f;
+        x[i] += s * acc[4 * i + 0];
+        y[i] += s * acc[4 * i + 1];
+        acc[4 * i + 0] = 0.0f;
+        acc[4 * i + 1] = 0.0f;
+        acc[4 * i + 2] = 0.0f;
+    }
+}
+
+static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration)
+{
+    const sinew_gs_order order = world->solver.order;
+    const bool backward = order == SINEW_GS_ORDER_ALTERNATING && (iteration & 1) != 0;
+    const bool shuffled = order == SINEW_GS_ORDER_SHUFFLE;
+    // Kinds run in a fixed order; a backward sweep reverses the kinds too.
+    if (!backward) {
+        sinew__pins_project(world, inv_h2, false, shuffled);
+        sinew__distances_project(world, inv_h2, false, shuffled);
+    } else {
+        sinew__distances_project(world, inv_h2, true, shuffled);
+        sinew__pins_project(world, inv_h2, true, shuffled);
+    }
+}
+
+static void iterate_jacobi(sinew_world *world, float inv_h2)
+{
+    sinew__pins_accumulate(world, inv_h2);
+    sinew__distances_accumulate(world, inv_h2);
+    jacobi_apply(world, world->solver.jacobi_omega);
+}
+
+sinew_status sinew_world_step(sinew_world *world, float dt)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    if (!sinew__finite(dt)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_world_step: dt must be finite");
+    }
+    if (!(dt > 0.0f)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_step: dt must be > 0");
+    }
+    const sinew_solver_def solver = world->solver;
+    const float h = dt / (float)solver.substeps;
+    const float inv_h2 = 1.0f / (h * h);
+    // Time-corrected Verlet: displacement (x - px) covered h_prev, the new sub-step is h long.
+    const float damp = expf(-world->damping * h);
+
+    if (solver.order == SINEW_GS_ORDER_SHUFFLE && solver.mode == SINEW_SOLVER_GAUSS_SEIDEL) {
+        uint64_t seed = solver.shuffle_seed ^ (world->step_count * 0x9e3779b97f4a7c15ull);
+        sinew__shuffle(world->distances.perm, world->distances.count, seed);
+        sinew__shuffle(world->pins.perm, world->pins.count, seed + 1u);
+    }
+    sinew__pins_begin_step(world);
+    const bool recording = world->record && world->history != NULL;
+
+    for (int s = 0; s < solver.substeps; ++s) {
+        sinew__particles_integrate(world, h, damp * (h / world->h_prev));
+        world->h_prev = h;
+        sinew__pins_move_kinematic(world, (float)(s + 1) / (float)solver.substeps);
+        sinew__distances_begin_substep(world);
+        sinew__pins_begin_substep(world);
+        if (recording) {
+            record(world, s, 0);
+        }
+        for (int it = 0; it < solver.iterations; ++it) {
+            if (solver.mode == SINEW_SOLVER_GAUSS_SEIDEL) {
+                iterate_gauss_seidel(world, inv_h2, it);
+            } else {
+                iterate_jacobi(world, inv_h2);
+            }
+            if (recording) {
+                record(world, s, it + 1);
+            }
+        }
+    }
+
+    // Forces apply to one step only.
+    memset(world->particles.ax, 0, sizeof(float) * (size_t)world->particles.count);
+    memset(world->particles.ay, 0, sizeof(float) * (size_t)world->particles.count);
+
+    world->step_count += 1;
+    world->history_valid = recording;
+    world->history_substeps = solver.substeps;
+    world->history_iterations = solver.iterations;
+
+    sinew_step_stats *st = &world->stats;
+    sinew_error_sample samples[SINEW_KIND_COUNT + 1];
+    int counts[SINEW_KIND_COUNT];
+    measure(world, samples, counts);
+    st->step_count = world->step_count;
+    st->particles = world->particles.count;
+    st->substeps = solver.substeps;
+    st->iterations = solver.iterations;
+    st->mode = solver.mode;
+    for (int k = 0; k < SINEW_KIND_COUNT; ++k) {
+        st->kinds[k].count = counts[k];
+        st->kinds[k].max_error = samples[k].max_error;
+        st->kinds[k].rms_error = samples[k].rms_error;
+    }
+    st->max_error = samples[SINEW_KIND_COUNT].max_error;
+    st->rms_error = samples[SINEW_KIND_COUNT].rms_error;
+    return SINEW_OK;
+}
+
+sinew_step_stats sinew_world_stats(const sinew_world *world)
+{
+    sinew_step_stats zero = {0};
+    return world != NULL ? world->stats : zero;
+}
+
+sinew_status sinew_world_record_iterations(sinew_world *world, bool enabled)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    if (!enabled) {
+        world->record = false;
+        sinew__history_free(world);
+        return SINEW_OK;
+    }
+    world->record = true;
+    sinew_status s = sinew__history_reserve(world, world->solver.substeps, world->solver.iterations);
+    if (s != SINEW_OK) {
+        world->record = false;
+        return sinew__fail(world, s, "sinew_world_record_iterations: allocating the history failed");
+    }
+    return SINEW_OK;
+}
+
+const sinew_error_sample *sinew_world_iteration_errors(const sinew_world *world, sinew_kind kind, int *substeps,
+                                                       int *iterations)
+{
+    if (world == NULL || !world->history_valid || (unsigned)kind > (unsigned)SINEW_KIND_COUNT) {
+        return NULL;
+    }
+    if (substeps != NULL) {
+        *substeps = world->history_substeps;
+    }
+    if (iterations != NULL) {
+        *iterations = world->history_iterations;
+    }
+    size_t per_kind = (size_t)world->history_substeps * (size_t)(world->history_iterations + 1);
+    return world->history + (size_t)kind * per_kind;
+}

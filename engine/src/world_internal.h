@@ -1,0 +1,176 @@
+// Internal layout of the world, shared by the engine's source files. Never installed.
+#pragma once
+
+#include "sinew/sinew.h"
+
+#define SINEW_MAX_SETTING 1024
+
+// Kernels take compile-time flags (XPBD or not, order); forcing the inlining is what makes each
+// call site a specialised loop with no per-constraint branch on the flag.
+#if defined(__GNUC__)
+#define SINEW_FORCE_INLINE static inline __attribute__((always_inline))
+#else
+#define SINEW_FORCE_INLINE static inline
+#endif
+
+// Id pool: maps stable ids {slot + 1, generation} to dense indices of a store.
+typedef struct sinew__id_pool {
+    void *block;
+    size_t block_bytes;
+    uint32_t *generation; // per slot
+    uint32_t *dense;      // per slot: dense index, or SINEW__FREE_BIT | next free slot
+    uint32_t capacity;    // slots allocated
+    uint32_t used;        // slots ever handed out
+    uint32_t free_head;   // first free slot, or UINT32_MAX
+} sinew__id_pool;
+
+#define SINEW__FREE_BIT 0x80000000u
+
+// Particle store, one allocation for all arrays.
+typedef struct sinew__particles {
+    void *block;
+    size_t block_bytes;
+    int count, capacity;
+    float *x, *y, *px, *py, *ax, *ay, *w, *radius;
+    uint32_t *flags;
+    void **user_data;
+    uint32_t *id_slot;   // dense -> id slot
+    float *acc;          // Jacobi accumulator, 4 floats per particle: dx, dy, count, unused
+    sinew__id_pool ids;
+} sinew__particles;
+
+// Hot data of a distance constraint: allowed lengths are [lo, hi], so one formula covers the
+// three modes (equal: lo = hi = rest; max-only: lo = 0; min-only: hi = +inf).
+typedef struct sinew__distance {
+    int32_t i, j;
+    float lo, hi;
+    float stiffness, compliance;
+} sinew__distance;
+
+typedef struct sinew__distances {
+    void *block;
+    size_t block_bytes;
+    int count, capacity;
+    int compliant;          // how many have compliance > 0 (selects the XPBD kernel)
+    sinew__distance *c;
+    float *lambda;
+    uint32_t *perm;         // shuffle order
+    uint8_t *mode;          // sinew_distance_mode, cold
+    uint32_t *id_slot;
+    sinew__id_pool ids;
+} sinew__distances;
+
+typedef struct sinew__pin {
+    int32_t i;
+    float tx, ty;
+    float stiffness, compliance;
+} sinew__pin;
+
+typedef struct sinew__pins {
+    void *block;
+    size_t block_bytes;
+    int count, capacity;
+    int compliant;
+    sinew__pin *c;
+    float *lambda;          // 2 per pin
+    float *from;            // 2 per pin: kinematic start of the current step
+    uint32_t *perm;
+    uint32_t *id_slot;
+    sinew__id_pool ids;
+} sinew__pins;
+
+struct sinew_world {
+    sinew_allocator allocator;
+    size_t byte_count;
+    const char *last_error;
+    void *user_data;
+
+    sinew_vec2 gravity;
+    float damping;
+    sinew_solver_def solver;
+    int max_particles, max_constraints;
+
+    float h_prev;           // length of the last sub-step, for time-corrected Verlet
+    uint64_t step_count;
+
+    sinew__particles particles;
+    sinew__distances distances;
+    sinew__pins pins;
+
+    sinew_step_stats stats;
+
+    bool record;
+    void *history_block;
+    size_t history_bytes;
+    sinew_error_sample *history; // (SINEW_KIND_COUNT + 1) * substeps * (iterations + 1)
+    int history_substeps, history_iterations;
+    bool history_valid;
+};
+
+// memory.c
+void *sinew__alloc(sinew_world *world, size_t size);
+void sinew__free(sinew_world *world, void *ptr, size_t size);
+
+// One array of a structure-of-arrays block: where its pointer lives and its element size.
+typedef struct sinew__field {
+    void **ptr;
+    size_t size;
+} sinew__field;
+
+// Reallocates the block holding `fields` for `new_capacity` elements, copying `count` elements of
+// each array and zeroing the rest. On failure nothing changes and SINEW_ERR_OUT_OF_MEMORY is
+// returned.
+sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block_bytes, const sinew__field *fields,
+                                 int field_count, int count, int new_capacity);
+
+// Capacity to grow to so that `needed` elements fit (geometric growth), or -1 past INT32_MAX / 2.
+int sinew__grow_capacity(int capacity, int needed);
+
+// Records the detail message and returns the status, for one-line error exits.
+sinew_status sinew__fail(const sinew_world *world, sinew_status status, const char *detail);
+
+// id_pool.c
+// Makes sure one more id can be taken.
+sinew_status sinew__id_reserve(sinew_world *world, sinew__id_pool *pool);
+// Takes a slot for dense index `dense`; the pool must have been reserved. Returns the new id's
+// slot; its generation is pool->generation[slot].
+uint32_t sinew__id_take(sinew__id_pool *pool, uint32_t dense);
+void sinew__id_release(sinew__id_pool *pool, uint32_t slot);
+// Dense index of a live id, or -1.
+int sinew__id_lookup(const sinew__id_pool *pool, uint32_t index1, uint32_t generation);
+void sinew__id_pool_free(sinew_world *world, sinew__id_pool *pool);
+
+// particle.c
+// Grows the particle store to hold at least `capacity` particles (builders call it up front).
+sinew_status sinew__particles_reserve(sinew_world *world, int capacity);
+void sinew__particles_free(sinew_world *world);
+void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);
+int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
+
+// distance.c / pin.c: each kind offers the same operations to the solver.
+sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
+sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
+void sinew__distances_free(sinew_world *world);
+void sinew__distances_project(sinew_world *world, float inv_h2, bool backward, bool shuffled);
+void sinew__distances_accumulate(sinew_world *world, float inv_h2);
+void sinew__distances_error(const sinew_world *world, float *max_error, double *sum_sq);
+void sinew__distances_begin_substep(sinew_world *world);
+void sinew__distances_remove_particle(sinew_world *world, int index, int moved_from);
+
+void sinew__pins_free(sinew_world *world);
+void sinew__pins_begin_step(sinew_world *world);
+void sinew__pins_move_kinematic(sinew_world *world, float fraction);
+void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool shuffled);
+void sinew__pins_accumulate(sinew_world *world, float inv_h2);
+void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_sq);
+void sinew__pins_begin_substep(sinew_world *world);
+void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from);
+
+// solver.c
+sinew_status sinew__history_reserve(sinew_world *world, int substeps, int iterations);
+void sinew__history_free(sinew_world *world);
+void sinew__shuffle(uint32_t *perm, int count, uint64_t seed);
+
+// Validation helpers.
+static inline bool sinew__finite(float v) { return isfinite(v) != 0; }
+static inline bool sinew__finite2(sinew_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
