@@ -18,6 +18,7 @@ static sinew_status particles_resize(sinew_world *world, int new_capacity)
     sinew__field fields[] = {
         {(void **)&p->x, sizeof(float)},        {(void **)&p->y, sizeof(float)},
         {(void **)&p->px, sizeof(float)},       {(void **)&p->py, sizeof(float)},
+        {(void **)&p->dx, sizeof(float)},       {(void **)&p->dy, sizeof(float)},
         {(void **)&p->ax, sizeof(float)},       {(void **)&p->ay, sizeof(float)},
         {(void **)&p->w, sizeof(float)},        {(void **)&p->radius, sizeof(float)},
         {(void **)&p->flags, sizeof(uint32_t)}, {(void **)&p->user_data, sizeof(void *)},
@@ -87,8 +88,10 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     int i = p->count++;
     p->x[i] = def->position.x;
     p->y[i] = def->position.y;
-    p->px[i] = def->position.x - def->velocity.x * world->h_prev;
-    p->py[i] = def->position.y - def->velocity.y * world->h_prev;
+    p->dx[i] = def->weight > 0.0f ? def->velocity.x * world->h_prev : 0.0f;
+    p->dy[i] = def->weight > 0.0f ? def->velocity.y * world->h_prev : 0.0f;
+    p->px[i] = def->position.x - p->dx[i];
+    p->py[i] = def->position.y - p->dy[i];
     p->ax[i] = 0.0f;
     p->ay[i] = 0.0f;
     p->w[i] = def->weight;
@@ -123,6 +126,8 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         p->y[i] = p->y[last];
         p->px[i] = p->px[last];
         p->py[i] = p->py[last];
+        p->dx[i] = p->dx[last];
+        p->dy[i] = p->dy[last];
         p->ax[i] = p->ax[last];
         p->ay[i] = p->ay[last];
         p->w[i] = p->w[last];
@@ -192,7 +197,7 @@ sinew_status sinew_particle_get_velocity(const sinew_world *world, sinew_particl
     if (i >= 0) {
         const sinew__particles *p = &world->particles;
         float inv_h = 1.0f / world->h_prev;
-        *out = sinew_vec2_make((p->x[i] - p->px[i]) * inv_h, (p->y[i] - p->py[i]) * inv_h);
+        *out = sinew_vec2_make(p->dx[i] * inv_h, p->dy[i] * inv_h);
     }
     return s;
 }
@@ -208,8 +213,10 @@ sinew_status sinew_particle_set_velocity(sinew_world *world, sinew_particle_id i
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_velocity: velocity must be finite");
     }
     sinew__particles *p = &world->particles;
-    p->px[i] = p->x[i] - velocity.x * world->h_prev;
-    p->py[i] = p->y[i] - velocity.y * world->h_prev;
+    p->dx[i] = velocity.x * world->h_prev;
+    p->dy[i] = velocity.y * world->h_prev;
+    p->px[i] = p->x[i] - p->dx[i];
+    p->py[i] = p->y[i] - p->dy[i];
     return SINEW_OK;
 }
 
@@ -300,17 +307,33 @@ void sinew__particles_integrate(sinew_world *world, float h, float velocity_scal
     sinew__particles *p = &world->particles;
     const int n = p->count;
     float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
+    float *restrict dx = p->dx, *restrict dy = p->dy;
     const float *restrict ax = p->ax, *restrict ay = p->ay, *restrict w = p->w;
     const float h2 = h * h, gx = world->gravity.x, gy = world->gravity.y;
     for (int i = 0; i < n; ++i) {
-        // Immovable particles (weight 0) keep their place and lose their velocity.
+        // Immovable particles (weight 0) keep their place; only a kinematic pin moves them.
         float m = w[i] > 0.0f ? 1.0f : 0.0f;
-        float xi = x[i], yi = y[i];
-        float nx = xi + m * ((xi - px[i]) * velocity_scale + (gx + ax[i]) * h2);
-        float ny = yi + m * ((yi - py[i]) * velocity_scale + (gy + ay[i]) * h2);
-        px[i] = xi;
-        py[i] = yi;
-        x[i] = nx;
-        y[i] = ny;
+        float ddx = m * (dx[i] * velocity_scale + (gx + ax[i]) * h2);
+        float ddy = m * (dy[i] * velocity_scale + (gy + ay[i]) * h2);
+        px[i] = x[i];
+        py[i] = y[i];
+        x[i] += ddx;
+        y[i] += ddy;
+        dx[i] = ddx;
+        dy[i] = ddy;
+    }
+}
+
+void sinew__particles_finish_substep(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    const int n = p->count;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
+    float *restrict dx = p->dx, *restrict dy = p->dy;
+    for (int i = 0; i < n; ++i) {
+        // px + dx repeats the float addition integrate made, so it is the predicted position to
+        // the bit, and x - predicted is the solver's correction, exactly.
+        dx[i] += x[i] - (px[i] + dx[i]);
+        dy[i] += y[i] - (py[i] + dy[i]);
     }
 }

@@ -176,6 +176,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 record(world, s, it + 1);
             }
         }
+        sinew__particles_finish_substep(world);
     }
 
     // Forces apply to one step only.

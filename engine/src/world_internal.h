@@ -32,6 +32,10 @@ typedef struct sinew__particles {
     size_t block_bytes;
     int count, capacity;
     float *x, *y, *px, *py, *ax, *ay, *w, *radius;
+    // Displacement over the last sub-step, kept apart from x - px: far from the origin a float
+    // position cannot hold g h^2, so velocity derived from rounded positions drifts. The solver's
+    // correction x - x_predicted is exact (Sterbenz), and is folded into dx, dy after each sub-step.
+    float *dx, *dy;
     uint32_t *flags;
     void **user_data;
     uint32_t *id_slot;   // dense -> id slot
@@ -145,6 +149,8 @@ void sinew__id_pool_free(sinew_world *world, sinew__id_pool *pool);
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity);
 void sinew__particles_free(sinew_world *world);
 void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);
+// After the solver: adds each particle's correction (x - predicted x) to its displacement.
+void sinew__particles_finish_substep(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
 
 // distance.c / pin.c: each kind offers the same operations to the solver.

@@ -1,0 +1,93 @@
+#include "support.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *counting_alloc(size_t size, void *user_data)
+{
+    counting_allocator *c = user_data;
+    if (c->fail_after >= 0 && c->allocs >= (uint64_t)c->fail_after) {
+        return NULL;
+    }
+    void *p = malloc(size);
+    if (p != NULL) {
+        c->allocs += 1;
+        c->live_bytes += size;
+    }
+    return p;
+}
+
+static void counting_free(void *ptr, size_t size, void *user_data)
+{
+    counting_allocator *c = user_data;
+    c->frees += 1;
+    c->live_bytes -= size;
+    free(ptr);
+}
+
+sinew_allocator counting_allocator_make(counting_allocator *c)
+{
+    memset(c, 0, sizeof *c);
+    c->fail_after = -1;
+    sinew_allocator a = {counting_alloc, counting_free, c};
+    return a;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t k = 0; k < n; ++k) {
+        h ^= p[k];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+uint64_t hash_positions(const sinew_world *world)
+{
+    sinew_particle_view v = sinew_world_particles(world);
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t n = (size_t)v.count * sizeof(float);
+    h = fnv1a(h, v.x, n);
+    h = fnv1a(h, v.y, n);
+    h = fnv1a(h, v.px, n);
+    h = fnv1a(h, v.py, n);
+    return h;
+}
+
+sinew_world *make_world(sinew_solver_mode mode)
+{
+    sinew_world_def def = sinew_default_world_def();
+    def.solver.mode = mode;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    assert_non_null(w);
+    return w;
+}
+
+sinew_particle_id make_particle(sinew_world *world, float x, float y, float weight)
+{
+    sinew_particle_def p = sinew_default_particle_def();
+    p.position = sinew_vec2_make(x, y);
+    p.weight = weight;
+    sinew_particle_id id;
+    assert_int_equal(sinew_particle_create(world, &p, &id), SINEW_OK);
+    return id;
+}
+
+sinew_distance_id make_link(sinew_world *world, sinew_particle_id a, sinew_particle_id b)
+{
+    sinew_distance_def d = sinew_default_distance_def();
+    d.a = a;
+    d.b = b;
+    sinew_distance_id id;
+    assert_int_equal(sinew_distance_create(world, &d, &id), SINEW_OK);
+    return id;
+}
+
+sinew_vec2 position_of(const sinew_world *world, sinew_particle_id id)
+{
+    sinew_vec2 p;
+    assert_int_equal(sinew_particle_get_position(world, id, &p), SINEW_OK);
+    return p;
+}

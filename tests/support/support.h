@@ -1,0 +1,45 @@
+// Shared helpers for the cmocka tests.
+#pragma once
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sinew/sinew.h>
+
+// An allocator that counts calls and live bytes, and fails on request.
+typedef struct counting_allocator {
+    uint64_t allocs;        // successful alloc calls so far
+    uint64_t frees;         // free calls so far
+    size_t live_bytes;      // bytes allocated and not freed
+    int64_t fail_after;     // fail every alloc once `allocs` reaches this; -1 = never
+} counting_allocator;
+
+// Resets the counters and returns an allocator that reports to `c`.
+sinew_allocator counting_allocator_make(counting_allocator *c);
+
+// FNV-1a hash of the bytes of every particle's position and previous position.
+uint64_t hash_positions(const sinew_world *world);
+
+// A world with default settings and the given solver mode; asserts on failure.
+sinew_world *make_world(sinew_solver_mode mode);
+
+// Creates a particle at (x, y) with the given weight; asserts on failure.
+sinew_particle_id make_particle(sinew_world *world, float x, float y, float weight);
+
+// Links two particles at their current distance; asserts on failure.
+sinew_distance_id make_link(sinew_world *world, sinew_particle_id a, sinew_particle_id b);
+
+// Position of a particle; asserts the id is valid.
+sinew_vec2 position_of(const sinew_world *world, sinew_particle_id id);
+
+// Asserts |a - b| <= tol, printing both on failure.
+#define assert_near(a, b, tol)                                                                   \
+    do {                                                                                         \
+        double a_ = (double)(a), b_ = (double)(b), t_ = (double)(tol);                           \
+        if (!(a_ - b_ <= t_ && b_ - a_ <= t_)) {                                                 \
+            fail_msg("%s = %.9g, %s = %.9g, differ by more than %.3g", #a, a_, #b, b_, t_);     \
+        }                                                                                        \
+    } while (0)

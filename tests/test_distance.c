@@ -1,0 +1,288 @@
+// Distance constraints: one projection against Juckett's equations, worked by hand.
+//   d = |xj - xi|, u = (rest - d) (xj - xi) / d, xi -= u wi / (wi + wj), xj += u wj / (wi + wj).
+// A world with no gravity, one sub-step and one iteration makes sinew_world_step run exactly one
+// projection on particles at rest (integration leaves resting particles where they are).
+#include <math.h>
+#include <string.h>
+
+#include "support.h"
+
+static sinew_world *one_projection_world(sinew_solver_mode mode, float omega)
+{
+    sinew_world_def def = sinew_default_world_def();
+    def.gravity = sinew_vec2_make(0.0f, 0.0f);
+    def.solver.substeps = 1;
+    def.solver.iterations = 1;
+    def.solver.mode = mode;
+    def.solver.jacobi_omega = omega;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    return w;
+}
+
+typedef struct pair {
+    sinew_particle_id a, b;
+    sinew_distance_id link;
+} pair;
+
+static pair make_pair(sinew_world *w, sinew_vec2 pa, sinew_vec2 pb, float wa, float wb, float rest,
+                      sinew_distance_mode mode, float stiffness, float compliance)
+{
+    pair p;
+    p.a = make_particle(w, pa.x, pa.y, wa);
+    p.b = make_particle(w, pb.x, pb.y, wb);
+    sinew_distance_def d = sinew_default_distance_def();
+    d.a = p.a;
+    d.b = p.b;
+    d.rest = rest;
+    d.mode = mode;
+    d.stiffness = stiffness;
+    d.compliance = compliance;
+    assert_int_equal(sinew_distance_create(w, &d, &p.link), SINEW_OK);
+    return p;
+}
+
+// Expected positions from Juckett's equations, computed in double.
+static void juckett(sinew_vec2 xi, sinew_vec2 xj, double wi, double wj, double rest, sinew_vec2 *oi, sinew_vec2 *oj)
+{
+    double dx = (double)xj.x - xi.x, dy = (double)xj.y - xi.y;
+    double d = sqrt(dx * dx + dy * dy);
+    double ux = (rest - d) * dx / d, uy = (rest - d) * dy / d;
+    *oi = sinew_vec2_make((float)(xi.x - ux * wi / (wi + wj)), (float)(xi.y - uy * wi / (wi + wj)));
+    *oj = sinew_vec2_make((float)(xj.x + ux * wj / (wi + wj)), (float)(xj.y + uy * wj / (wi + wj)));
+}
+
+static void check_case(sinew_vec2 xi, sinew_vec2 xj, float wi, float wj, float rest)
+{
+    sinew_world *w = one_projection_world(SINEW_SOLVER_GAUSS_SEIDEL, 1.0f);
+    pair p = make_pair(w, xi, xj, wi, wj, rest, SINEW_DISTANCE_EQUAL, 1.0f, 0.0f);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    sinew_vec2 ei, ej;
+    juckett(xi, xj, wi, wj, rest, &ei, &ej);
+    sinew_vec2 gi = position_of(w, p.a), gj = position_of(w, p.b);
+    // float arithmetic on coordinates of size ~5: a few ulps.
+    assert_near(gi.x, ei.x, 2e-6);
+    assert_near(gi.y, ei.y, 2e-6);
+    assert_near(gj.x, ej.x, 2e-6);
+    assert_near(gj.y, ej.y, 2e-6);
+    if (wi == 0.0f) { // a weight-0 end never moves, to the bit
+        assert_true(gi.x == xi.x && gi.y == xi.y);
+    }
+    if (wj == 0.0f) {
+        assert_true(gj.x == xj.x && gj.y == xj.y);
+    }
+    sinew_world_destroy(w);
+}
+
+static void projection_matches_juckett_for_every_weight_case(void **state)
+{
+    (void)state;
+    const sinew_vec2 a = sinew_vec2_make(1.0f, 1.0f), b = sinew_vec2_make(4.0f, 5.0f); // d = 5
+    const float weights[][2] = {{1, 1}, {0, 1}, {1, 0}, {1, 3}, {0.25f, 2}, {2, 0.5f}};
+    const float rests[] = {2.5f, 5.0f, 7.0f, 0.0f};
+    for (size_t k = 0; k < sizeof weights / sizeof weights[0]; ++k) {
+        for (size_t r = 0; r < sizeof rests / sizeof rests[0]; ++r) {
+            check_case(a, b, weights[k][0], weights[k][1], rests[r]);
+            check_case(b, a, weights[k][0], weights[k][1], rests[r]);
+        }
+    }
+}
+
+static void hand_computed_numbers(void **state)
+{
+    (void)state;
+    // (1,1)-(4,5), d = 5, rest 2.5, equal weights: u = (-1.5, -2); each end moves half of it.
+    sinew_world *w = one_projection_world(SINEW_SOLVER_GAUSS_SEIDEL, 1.0f);
+    pair p = make_pair(w, sinew_vec2_make(1, 1), sinew_vec2_make(4, 5), 1, 1, 2.5f, SINEW_DISTANCE_EQUAL, 1, 0);
+    sinew_world_step(w, 1.0f / 60.0f);
+    sinew_vec2 a = position_of(w, p.a), b = position_of(w, p.b);
+    assert_near(a.x, 1.75, 1e-6);
+    assert_near(a.y, 2.0, 1e-6);
+    assert_near(b.x, 3.25, 1e-6);
+    assert_near(b.y, 4.0, 1e-6);
+    sinew_world_destroy(w);
+
+    // (0,0)-(3,0), rest 2, weights 1 and 3: u = (-1, 0); i moves 1/4, j moves 3/4.
+    w = one_projection_world(SINEW_SOLVER_GAUSS_SEIDEL, 1.0f);
+    p = make_pair(w, sinew_vec2_make(0, 0), sinew_vec2_make(3, 0), 1, 3, 2.0f, SINEW_DISTANCE_EQUAL, 1, 0);
+    sinew_world_step(w, 1.0f / 60.0f);
+    assert_near(position_of(w, p.a).x, 0.25, 1e-6);
+    assert_near(position_of(w, p.b).x, 2.25, 1e-6);
+    sinew_world_destroy(w);
+}
+
+static void total_weight_zero_and_coincident_ends_are_skipped(void **state)
+{
+    (void)state;
+    sinew_world *w = one_projection_world(SINEW_SOLVER_GAUSS_SEIDEL, 1.0f);
+    pair p = make_pair(w, sinew_vec2_make(0, 0), sinew_vec2_make(3, 0), 0, 0, 1.0f, SINEW_DISTANCE_EQUAL, 1, 0);
+    pair q = make_pair(w, sinew_vec2_make(7, 7), sinew_vec2_make(7, 7), 1, 1, 1.0f, SINEW_DISTANCE_EQUAL, 1, 0);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    assert_true(position_of(w, p.a).x == 0.0f && position_of(w, p.b).x == 3.0f);
+    sinew_vec2 qa = position_of(w, q.a), qb = position_of(w, q.b);
+    assert_true(qa.x == 7.0f && qa.y == 7.0f && qb.x == 7.0f && qb.y == 7.0f);
+    sinew_step_stats st = sinew_world_stats(w);
+    assert_true(isfinite(st.max_error) && isfinite(st.rms_error));
+    sinew_world_destroy(w);
+}
+
+static void stiffness_scales_the_correction(void **state)
+{
+    (void)state;
+    // d = 3, rest 2, equal weights, stiffness 0.5: each end moves 0.25 instead of 0.5.
+    sinew_world *w = one_projection_world(SINEW_SOLVER_GAUSS_SEIDEL, 1.0f);
+    pair p = make_pair(w, sinew_vec2_make(0, 0), sinew_vec2_make(3, 0), 1, 1, 2.0f, SINEW_DISTANCE_EQUAL, 0.5f, 0);
+    sinew_world_step(w, 1.0f / 60.0f);
+    assert_near(position_of(w, p.a).x, 0.25, 1e-6);
+    assert_near(position_of(w, p.b).x, 2.75, 1e-6);
+    sinew_world_destroy(w);
+}
+
+static void one_sided_modes(void **state)
+{
+    (void)state;
+    // max-only: a slack link (d = 3 < rest 4) does nothing; a taut one (d = 3 > rest 2) pulls.
+    sinew_world *w = one_projection_world(SINEW_SOLVER_GAUSS_SEIDEL, 1.0f);
+    pair slack = make_pair(w, sinew_vec2_make(0, 0), sinew_vec2_make(3, 0), 1, 1, 4.0f, SINEW_DISTANCE_MAX_ONLY, 1, 0);
+    pair taut = make_pair(w, sinew_vec2_make(0, 5), sinew_vec2_make(3, 5), 1, 1, 2.0f, SINEW_DISTANCE_MAX_ONLY, 1, 0);
+    // min-only: pushes apart when too close (d = 3 < rest 4), ignores d = 3 > rest 2.
+    pair push = make_pair(w, sinew_vec2_make(0, 10), sinew_vec2_make(3, 10), 1, 1, 4.0f, SINEW_DISTANCE_MIN_ONLY, 1, 0);
+    pair free_ = make_pair(w, sinew_vec2_make(0, 15), sinew_vec2_make(3, 15), 1, 1, 2.0f, SINEW_DISTANCE_MIN_ONLY, 1, 0);
+    sinew_world_step(w, 1.0f / 60.0f);
+    assert_true(position_of(w, slack.a).x == 0.0f && position_of(w, slack.b).x == 3.0f);
+    assert_near(position_of(w, taut.a).x, 0.5, 1e-6);
+    assert_near(position_of(w, taut.b).x, 2.5, 1e-6);
+    assert_near(position_of(w, push.a).x, -0.5, 1e-6);
+    assert_near(position_of(w, push.b).x, 3.5, 1e-6);
+    assert_true(position_of(w, free_.a).x == 0.0f && position_of(w, free_.b).x == 3.0f);
+    float e;
+    assert_int_equal(sinew_distance_get_error(w, slack.link, &e), SINEW_OK);
+    assert_true(e == 0.0f);
+    sinew_world_destroy(w);
+}
+
+static void compliance_follows_xpbd(void **state)
+{
+    (void)state;
+    // One XPBD iteration from lambda = 0: dlambda = -C / (wi + wj + alpha / h^2); each end moves
+    // w * |dlambda| along the link. C = 1, weights 1, alpha = 1e-3, h = 1/60: a~ = 3.6.
+    const float alpha = 1e-3f, h = 1.0f / 60.0f;
+    sinew_world *w = one_projection_world(SINEW_SOLVER_GAUSS_SEIDEL, 1.0f);
+    pair p = make_pair(w, sinew_vec2_make(0, 0), sinew_vec2_make(3, 0), 1, 1, 2.0f, SINEW_DISTANCE_EQUAL, 1, alpha);
+    sinew_world_step(w, h);
+    double move = 1.0 / (2.0 + (double)alpha / ((double)h * h));
+    assert_near(position_of(w, p.a).x, move, 1e-5);
+    assert_near(position_of(w, p.b).x, 3.0 - move, 1e-5);
+    sinew_world_destroy(w);
+}
+
+static void jacobi_applies_omega_times_the_average(void **state)
+{
+    (void)state;
+    // A single link: each end has count 1, so Jacobi moves it omega times the GS correction.
+    const float omegas[] = {1.0f, 0.5f, 1.5f};
+    for (size_t k = 0; k < 3; ++k) {
+        sinew_world *w = one_projection_world(SINEW_SOLVER_JACOBI, omegas[k]);
+        pair p = make_pair(w, sinew_vec2_make(0, 0), sinew_vec2_make(3, 0), 1, 1, 2.0f, SINEW_DISTANCE_EQUAL, 1, 0);
+        sinew_world_step(w, 1.0f / 60.0f);
+        assert_near(position_of(w, p.a).x, 0.5 * omegas[k], 1e-6);
+        assert_near(position_of(w, p.b).x, 3.0 - 0.5 * omegas[k], 1e-6);
+        sinew_world_destroy(w);
+    }
+    // A middle particle between two links stretched the same way gets the average of its two
+    // corrections, which cancel: it stays.
+    sinew_world *w = one_projection_world(SINEW_SOLVER_JACOBI, 1.0f);
+    sinew_particle_id a = make_particle(w, -3, 0, 1), m = make_particle(w, 0, 0, 1), b = make_particle(w, 3, 0, 1);
+    sinew_distance_def d = sinew_default_distance_def();
+    d.rest = 2.0f;
+    sinew_distance_id ids[2];
+    d.a = a;
+    d.b = m;
+    assert_int_equal(sinew_distance_create(w, &d, &ids[0]), SINEW_OK);
+    d.a = m;
+    d.b = b;
+    assert_int_equal(sinew_distance_create(w, &d, &ids[1]), SINEW_OK);
+    sinew_world_step(w, 1.0f / 60.0f);
+    assert_true(position_of(w, m).x == 0.0f);
+    assert_near(position_of(w, a).x, -2.5, 1e-6);
+    sinew_world_destroy(w);
+}
+
+static void rest_defaults_to_current_distance_and_bad_defs_are_refused(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    sinew_particle_id a = make_particle(w, 0, 0, 1), b = make_particle(w, 3, 4, 1);
+    sinew_distance_id id = make_link(w, a, b);
+    sinew_distance_def got;
+    assert_int_equal(sinew_distance_get(w, id, &got), SINEW_OK);
+    assert_near(got.rest, 5.0, 1e-6);
+    assert_true(got.a.index1 == a.index1 && got.b.index1 == b.index1);
+
+    sinew_distance_def d = sinew_default_distance_def();
+    d.a = a;
+    d.b = b;
+    sinew_distance_id out = {0, 0};
+    sinew_distance_def bad = d;
+    bad.rest = NAN;
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_NOT_FINITE);
+    bad = d;
+    bad.rest = -2.0f;
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_OUT_OF_RANGE);
+    bad = d;
+    bad.stiffness = 1.5f;
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_OUT_OF_RANGE);
+    bad = d;
+    bad.compliance = -1.0f;
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_OUT_OF_RANGE);
+    bad = d;
+    bad.compliance = INFINITY;
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_NOT_FINITE);
+    bad = d;
+    bad.mode = (sinew_distance_mode)7;
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_OUT_OF_RANGE);
+    bad = d;
+    bad.b = a;
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_SAME_PARTICLE);
+    bad = d;
+    bad.b = (sinew_particle_id){0, 0};
+    assert_int_equal(sinew_distance_create(w, &bad, &out), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_distance_create(w, NULL, &out), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_distance_create(w, &d, NULL), SINEW_ERR_NULL_ARGUMENT);
+    assert_true(out.index1 == 0u); // never written by a refused call
+    assert_true(strlen(sinew_world_last_error(w)) > 0);
+
+    // set: refused values change nothing; accepted ones apply.
+    bad = got;
+    bad.stiffness = -0.1f;
+    assert_int_equal(sinew_distance_set(w, id, &bad), SINEW_ERR_OUT_OF_RANGE);
+    sinew_distance_def again;
+    sinew_distance_get(w, id, &again);
+    assert_true(again.stiffness == got.stiffness && again.rest == got.rest);
+    got.rest = 2.0f;
+    got.mode = SINEW_DISTANCE_MAX_ONLY;
+    assert_int_equal(sinew_distance_set(w, id, &got), SINEW_OK);
+    sinew_distance_get(w, id, &again);
+    assert_true(again.rest == 2.0f && again.mode == SINEW_DISTANCE_MAX_ONLY);
+
+    assert_int_equal(sinew_distance_destroy(w, id), SINEW_OK);
+    assert_false(sinew_distance_is_valid(w, id));
+    assert_int_equal(sinew_distance_destroy(w, id), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_distance_get(w, id, &again), SINEW_ERR_INVALID_ID);
+    sinew_world_destroy(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(projection_matches_juckett_for_every_weight_case),
+        cmocka_unit_test(hand_computed_numbers),
+        cmocka_unit_test(total_weight_zero_and_coincident_ends_are_skipped),
+        cmocka_unit_test(stiffness_scales_the_correction),
+        cmocka_unit_test(one_sided_modes),
+        cmocka_unit_test(compliance_follows_xpbd),
+        cmocka_unit_test(jacobi_applies_omega_times_the_average),
+        cmocka_unit_test(rest_defaults_to_current_distance_and_bad_defs_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
