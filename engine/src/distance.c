@@ -332,7 +332,7 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool xp
     sinew__distances *d = &world->distances;
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
-    float *restrict acc = world->particles.acc;
+    sinew__jacobi_sum *restrict acc = world->particles.acc;
     const sinew__distance *restrict c = d->c;
     float *restrict lambda = d->lambda;
     const int n = d->count;
@@ -342,12 +342,12 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool xp
         float wi = w[i], wj = w[j];
         float s = correction_scale(&c[k], &lambda[k], dx, dy, wi, wj, inv_h2, xpbd);
         float active = (float)(s != 0.0f); // satisfied one-sided constraints do not count
-        acc[4 * i + 0] += wi * s * dx;
-        acc[4 * i + 1] += wi * s * dy;
-        acc[4 * i + 2] += active;
-        acc[4 * j + 0] -= wj * s * dx;
-        acc[4 * j + 1] -= wj * s * dy;
-        acc[4 * j + 2] += active;
+        acc[i].dx += (double)(wi * s * dx);
+        acc[i].dy += (double)(wi * s * dy);
+        acc[i].count += active;
+        acc[j].dx -= (double)(wj * s * dx);
+        acc[j].dy -= (double)(wj * s * dy);
+        acc[j].count += active;
     }
 }
 
@@ -368,7 +368,7 @@ void sinew__distances_error(const sinew_world *world, float *max_error, double *
     double sq = 0.0;
     for (int k = 0; k < d->count; ++k) {
         float e = fabsf(distance_error(&d->c[k], x, y));
-        mx = e > mx ? e : mx;
+        mx = !(e <= mx) ? e : mx; // NaN wins: stats never hide one
         sq += (double)e * e;
     }
     *max_error = mx;

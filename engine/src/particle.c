@@ -22,7 +22,7 @@ static sinew_status particles_resize(sinew_world *world, int new_capacity)
         {(void **)&p->ax, sizeof(float)},       {(void **)&p->ay, sizeof(float)},
         {(void **)&p->w, sizeof(float)},        {(void **)&p->radius, sizeof(float)},
         {(void **)&p->flags, sizeof(uint32_t)}, {(void **)&p->user_data, sizeof(void *)},
-        {(void **)&p->id_slot, sizeof(uint32_t)}, {(void **)&p->acc, 4 * sizeof(float)},
+        {(void **)&p->id_slot, sizeof(uint32_t)}, {(void **)&p->acc, sizeof(sinew__jacobi_sum)},
     };
     sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), p->count, new_capacity);
@@ -98,7 +98,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->radius[i] = def->radius;
     p->flags[i] = def->flags;
     p->user_data[i] = def->user_data;
-    memset(&p->acc[4 * i], 0, 4 * sizeof(float));
+    memset(&p->acc[i], 0, sizeof p->acc[i]);
     uint32_t slot = sinew__id_take(&p->ids, (uint32_t)i);
     p->id_slot[i] = slot;
     out->index1 = slot + 1u;
@@ -134,7 +134,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         p->radius[i] = p->radius[last];
         p->flags[i] = p->flags[last];
         p->user_data[i] = p->user_data[last];
-        memcpy(&p->acc[4 * i], &p->acc[4 * last], 4 * sizeof(float));
+        p->acc[i] = p->acc[last];
         p->id_slot[i] = p->id_slot[last];
         p->ids.dense[p->id_slot[i]] = (uint32_t)i;
     }
@@ -324,16 +324,29 @@ void sinew__particles_integrate(sinew_world *world, float h, float velocity_scal
     }
 }
 
-void sinew__particles_finish_substep(sinew_world *world)
+int sinew__particles_finish_substep(sinew_world *world)
 {
     sinew__particles *p = &world->particles;
     const int n = p->count;
-    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
+    float *restrict x = p->x, *restrict y = p->y;
+    const float *restrict px = p->px, *restrict py = p->py;
     float *restrict dx = p->dx, *restrict dy = p->dy;
+    int reset = 0;
     for (int i = 0; i < n; ++i) {
         // px + dx repeats the float addition integrate made, so it is the predicted position to
         // the bit, and x - predicted is the solver's correction, exactly.
-        dx[i] += x[i] - (px[i] + dx[i]);
-        dy[i] += y[i] - (py[i] + dy[i]);
+        float ndx = dx[i] + (x[i] - (px[i] + dx[i]));
+        float ndy = dy[i] + (y[i] - (py[i] + dy[i]));
+        if (!(isfinite(x[i]) && isfinite(y[i]) && isfinite(ndx) && isfinite(ndy))) {
+            // A diverging solve (say Jacobi over-relaxed at one iteration) must not spread NaN:
+            // the particle goes back to where the sub-step began, at rest, and is counted.
+            x[i] = px[i];
+            y[i] = py[i];
+            ndx = ndy = 0.0f;
+            reset += 1;
+        }
+        dx[i] = ndx;
+        dy[i] = ndy;
     }
+    return reset;
 }

@@ -276,14 +276,14 @@ void sinew__pins_accumulate(sinew_world *world, float inv_h2)
     sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
     const float *w = world->particles.w;
-    float *acc = world->particles.acc;
+    sinew__jacobi_sum *acc = world->particles.acc;
     for (int k = 0; k < p->count; ++k) {
         const sinew__pin *c = &p->c[k];
         float cx, cy;
         pin_correction(c, &p->lambda[2 * k], x[c->i], y[c->i], w[c->i], inv_h2, &cx, &cy);
-        acc[4 * c->i + 0] += cx;
-        acc[4 * c->i + 1] += cy;
-        acc[4 * c->i + 2] += w[c->i] > 0.0f ? 1.0f : 0.0f;
+        acc[c->i].dx += (double)cx;
+        acc[c->i].dy += (double)cy;
+        acc[c->i].count += w[c->i] > 0.0f ? 1.0 : 0.0;
     }
 }
 
@@ -298,7 +298,7 @@ void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_s
         float dx = x[c->i] - c->tx, dy = y[c->i] - c->ty;
         float e2 = dx * dx + dy * dy;
         float e = sqrtf(e2);
-        mx = e > mx ? e : mx;
+        mx = !(e <= mx) ? e : mx; // NaN wins: stats never hide one
         sq += (double)e2;
     }
     *max_error = mx;

@@ -73,7 +73,7 @@ static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_
     for (int k = 0; k < SINEW_KIND_COUNT; ++k) {
         out[k].max_error = mx[k];
         out[k].rms_error = counts[k] > 0 ? (float)sqrt(sq[k] / counts[k]) : 0.0f;
-        all_max = mx[k] > all_max ? mx[k] : all_max;
+        all_max = !(mx[k] <= all_max) ? mx[k] : all_max; // NaN wins: stats never hide one
         all_sq += sq[k];
         all_n += counts[k];
     }
@@ -97,16 +97,15 @@ static void record(sinew_world *world, int substep, int iteration)
 static void jacobi_apply(sinew_world *world, float omega)
 {
     sinew__particles *p = &world->particles;
-    float *restrict x = p->x, *restrict y = p->y, *restrict acc = p->acc;
+    float *restrict x = p->x, *restrict y = p->y;
+    sinew__jacobi_sum *restrict acc = p->acc;
     const int n = p->count;
     for (int i = 0; i < n; ++i) {
-        float count = acc[4 * i + 2];
-        float s = count > 0.0f ? omega / count : 0.0f;
-        x[i] += s * acc[4 * i + 0];
-        y[i] += s * acc[4 * i + 1];
-        acc[4 * i + 0] = 0.0f;
-        acc[4 * i + 1] = 0.0f;
-        acc[4 * i + 2] = 0.0f;
+        double count = acc[i].count;
+        double s = count > 0.0 ? (double)omega / count : 0.0;
+        x[i] += (float)(s * acc[i].dx);
+        y[i] += (float)(s * acc[i].dy);
+        acc[i].dx = acc[i].dy = acc[i].count = 0.0;
     }
 }
 
@@ -156,6 +155,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
     sinew__pins_begin_step(world);
     const bool recording = world->record && world->history != NULL;
+    int reset = 0;
 
     for (int s = 0; s < solver.substeps; ++s) {
         sinew__particles_integrate(world, h, damp * (h / world->h_prev));
@@ -176,7 +176,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 record(world, s, it + 1);
             }
         }
-        sinew__particles_finish_substep(world);
+        reset += sinew__particles_finish_substep(world);
     }
 
     // Forces apply to one step only.
@@ -193,6 +193,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     int counts[SINEW_KIND_COUNT];
     measure(world, samples, counts);
     st->step_count = world->step_count;
+    st->reset_particles = reset;
     st->particles = world->particles.count;
     st->substeps = solver.substeps;
     st->iterations = solver.iterations;

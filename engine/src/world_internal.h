@@ -26,6 +26,12 @@ typedef struct sinew__id_pool {
 
 #define SINEW__FREE_BIT 0x80000000u
 
+typedef struct sinew__jacobi_sum {
+    double dx, dy;
+    double count;
+    double unused;
+} sinew__jacobi_sum;
+
 // Particle store, one allocation for all arrays.
 typedef struct sinew__particles {
     void *block;
@@ -39,7 +45,9 @@ typedef struct sinew__particles {
     uint32_t *flags;
     void **user_data;
     uint32_t *id_slot;   // dense -> id slot
-    float *acc;          // Jacobi accumulator, 4 floats per particle: dx, dy, count, unused
+    // Jacobi sums per particle, in double so that their value, once rounded to float, does not
+    // depend on the order constraints were added in: Jacobi results are order independent.
+    sinew__jacobi_sum *acc;
     sinew__id_pool ids;
 } sinew__particles;
 
@@ -149,8 +157,10 @@ void sinew__id_pool_free(sinew_world *world, sinew__id_pool *pool);
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity);
 void sinew__particles_free(sinew_world *world);
 void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);
-// After the solver: adds each particle's correction (x - predicted x) to its displacement.
-void sinew__particles_finish_substep(sinew_world *world);
+// After the solver: adds each particle's correction (x - predicted x) to its displacement, and
+// puts any particle whose state became NaN or infinite back where the sub-step began. Returns
+// how many were put back.
+int sinew__particles_finish_substep(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
 
 // distance.c / pin.c: each kind offers the same operations to the solver.

@@ -107,6 +107,8 @@ typedef struct sinew_kind_stats {
 typedef struct sinew_step_stats {
     uint64_t step_count;                    ///< steps taken since creation
     int particles;                          ///< live particles
+    int reset_particles;                    ///< particle sub-steps undone because the solve made
+                                            ///< them NaN or infinite (a diverging setting); 0 normally
     int substeps, iterations;               ///< settings the last step used
     sinew_solver_mode mode;                 ///< mode the last step used
     sinew_kind_stats kinds[SINEW_KIND_COUNT];///< per kind, indexed by sinew_kind
