@@ -68,6 +68,8 @@ typedef struct sinew__distances {
     float *lambda;
     uint32_t *perm;         // shuffle order
     uint8_t *mode;          // sinew_distance_mode, cold
+    uint8_t *block_free;    // per block of SINEW__LANES constraints (indexed k / lanes): 1 when
+                            // the block is full and its constraints share no particle
     uint32_t *id_slot;
     sinew__id_pool ids;
 } sinew__distances;
