@@ -302,51 +302,62 @@ sinew_particle_view sinew_world_particles(const sinew_world *world)
     return v;
 }
 
-void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
+// The loop takes plain restrict pointers: read through the store's struct, GCC does not
+// vectorize it.
+static void integrate_arrays(int n, float *restrict x, float *restrict px, float *restrict dx,
+                             const float *restrict a, const float *restrict w, float velocity_scale, float g, float h2)
 {
-    sinew__particles *p = &world->particles;
-    const int n = p->count;
-    float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
-    float *restrict dx = p->dx, *restrict dy = p->dy;
-    const float *restrict ax = p->ax, *restrict ay = p->ay, *restrict w = p->w;
-    const float h2 = h * h, gx = world->gravity.x, gy = world->gravity.y;
     for (int i = 0; i < n; ++i) {
         // Immovable particles (weight 0) keep their place; only a kinematic pin moves them.
         float m = w[i] > 0.0f ? 1.0f : 0.0f;
-        float ddx = m * (dx[i] * velocity_scale + (gx + ax[i]) * h2);
-        float ddy = m * (dy[i] * velocity_scale + (gy + ay[i]) * h2);
+        float d = m * (dx[i] * velocity_scale + (g + a[i]) * h2);
         px[i] = x[i];
-        py[i] = y[i];
-        x[i] += ddx;
-        y[i] += ddy;
-        dx[i] = ddx;
-        dy[i] = ddy;
+        x[i] += d;
+        dx[i] = d;
     }
+}
+
+void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
+{
+    sinew__particles *p = &world->particles;
+    const float h2 = h * h;
+    integrate_arrays(p->count, p->x, p->px, p->dx, p->ax, p->w, velocity_scale, world->gravity.x, h2);
+    integrate_arrays(p->count, p->y, p->py, p->dy, p->ay, p->w, velocity_scale, world->gravity.y, h2);
+}
+
+// Adds the solver's correction to the displacement along one axis; returns a non-zero value when
+// some coordinate is NaN or infinite (checked without a branch per particle).
+static float finish_arrays(int n, const float *restrict x, const float *restrict px, float *restrict dx)
+{
+    float bad = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        // px + dx repeats the float addition integrate made, so it is the predicted position to
+        // the bit, and x - predicted is the solver's correction, exactly.
+        float nd = dx[i] + (x[i] - (px[i] + dx[i]));
+        dx[i] = nd;
+        bad += (x[i] - x[i]) + (nd - nd); // 0 for finite values, NaN otherwise
+    }
+    return bad;
 }
 
 int sinew__particles_finish_substep(sinew_world *world)
 {
     sinew__particles *p = &world->particles;
     const int n = p->count;
-    float *restrict x = p->x, *restrict y = p->y;
-    const float *restrict px = p->px, *restrict py = p->py;
-    float *restrict dx = p->dx, *restrict dy = p->dy;
+    float bad = finish_arrays(n, p->x, p->px, p->dx) + finish_arrays(n, p->y, p->py, p->dy);
+    if (bad == 0.0f) {
+        return 0;
+    }
+    // A diverging solve (say Jacobi over-relaxed at one iteration) must not spread NaN: the
+    // particles it broke go back to where the sub-step began, at rest, and are counted.
     int reset = 0;
     for (int i = 0; i < n; ++i) {
-        // px + dx repeats the float addition integrate made, so it is the predicted position to
-        // the bit, and x - predicted is the solver's correction, exactly.
-        float ndx = dx[i] + (x[i] - (px[i] + dx[i]));
-        float ndy = dy[i] + (y[i] - (py[i] + dy[i]));
-        if (!(isfinite(x[i]) && isfinite(y[i]) && isfinite(ndx) && isfinite(ndy))) {
-            // A diverging solve (say Jacobi over-relaxed at one iteration) must not spread NaN:
-            // the particle goes back to where the sub-step began, at rest, and is counted.
-            x[i] = px[i];
-            y[i] = py[i];
-            ndx = ndy = 0.0f;
+        if (!(isfinite(p->x[i]) && isfinite(p->y[i]) && isfinite(p->dx[i]) && isfinite(p->dy[i]))) {
+            p->x[i] = p->px[i];
+            p->y[i] = p->py[i];
+            p->dx[i] = p->dy[i] = 0.0f;
             reset += 1;
         }
-        dx[i] = ndx;
-        dy[i] = ndy;
     }
     return reset;
 }
