@@ -26,7 +26,8 @@ static sinew_status distances_resize(sinew_world *world, int new_capacity)
 {
     sinew__distances *d = &world->distances;
     sinew__field fields[] = {
-        {(void **)&d->c, sizeof(sinew__distance)}, {(void **)&d->lambda, sizeof(float)},
+        {(void **)&d->c, sizeof(sinew__distance)}, {(void **)&d->soft, sizeof(sinew__softness)},
+        {(void **)&d->lambda, sizeof(float)},
         {(void **)&d->perm, sizeof(uint32_t)},     {(void **)&d->mode, sizeof(uint8_t)},
         {(void **)&d->id_slot, sizeof(uint32_t)},  {(void **)&d->block_free, sizeof(uint8_t)},
     };
@@ -56,7 +57,7 @@ void sinew__distances_free(sinew_world *world)
 
 // Checks rest, mode, stiffness and compliance of a def; resolves lo/hi for particle indices i, j.
 static sinew_status check_params(const sinew_world *world, const sinew_distance_def *def, int i, int j,
-                                 sinew__distance *out)
+                                 sinew__distance *out, sinew__softness *soft)
 {
     if (!sinew__finite(def->rest) || !sinew__finite(def->stiffness) || !sinew__finite(def->compliance)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "distance def: rest, stiffness and compliance must be finite");
@@ -87,12 +88,14 @@ static sinew_status check_params(const sinew_world *world, const sinew_distance_
     }
     out->i = i;
     out->j = j;
-    out->stiffness = def->stiffness;
-    out->compliance = def->compliance;
+    soft->stiffness = def->stiffness;
+    soft->compliance = def->compliance;
     return SINEW_OK;
 }
 
 // True when the SINEW__LANES constraints from `first` name 2 * SINEW__LANES distinct particles.
+static int is_soft(sinew__softness s) { return s.stiffness != 1.0f || s.compliance > 0.0f; }
+
 static bool block_is_free(const sinew__distance *c)
 {
     int32_t idx[2 * SINEW__LANES];
@@ -132,7 +135,8 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
         return sinew__fail(world, SINEW_ERR_SAME_PARTICLE, "distance def: a and b are the same particle");
     }
     sinew__distance c;
-    sinew_status s = check_params(world, def, i, j, &c);
+    sinew__softness soft;
+    sinew_status s = check_params(world, def, i, j, &c, &soft);
     if (s != SINEW_OK) {
         return s;
     }
@@ -155,9 +159,10 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     }
     int k = d->count++;
     d->c[k] = c;
+    d->soft[k] = soft;
     d->lambda[k] = 0.0f;
     d->mode[k] = (uint8_t)def->mode;
-    d->compliant += c.compliance > 0.0f;
+    d->soft_count += is_soft(soft);
     refresh_block(d, k);
     uint32_t slot = sinew__id_take(&d->ids, (uint32_t)k);
     d->id_slot[k] = slot;
@@ -168,11 +173,12 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
 
 static void remove_at(sinew__distances *d, int k)
 {
-    d->compliant -= d->c[k].compliance > 0.0f;
+    d->soft_count -= is_soft(d->soft[k]);
     sinew__id_release(&d->ids, d->id_slot[k]);
     int last = --d->count;
     if (k != last) {
         d->c[k] = d->c[last];
+        d->soft[k] = d->soft[last];
         d->lambda[k] = d->lambda[last];
         d->mode[k] = d->mode[last];
         d->id_slot[k] = d->id_slot[last];
@@ -216,8 +222,8 @@ sinew_status sinew_distance_get(const sinew_world *world, sinew_distance_id id, 
     out->b = sinew_particle_id_at(world, c->j);
     out->mode = (sinew_distance_mode)world->distances.mode[k];
     out->rest = out->mode == SINEW_DISTANCE_MAX_ONLY ? c->hi : c->lo;
-    out->stiffness = c->stiffness;
-    out->compliance = c->compliance;
+    out->stiffness = world->distances.soft[k].stiffness;
+    out->compliance = world->distances.soft[k].compliance;
     return SINEW_OK;
 }
 
@@ -232,12 +238,14 @@ sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const 
     }
     sinew__distances *d = &world->distances;
     sinew__distance c;
-    sinew_status s = check_params(world, def, d->c[k].i, d->c[k].j, &c);
+    sinew__softness soft;
+    sinew_status s = check_params(world, def, d->c[k].i, d->c[k].j, &c, &soft);
     if (s != SINEW_OK) {
         return s;
     }
-    d->compliant += (c.compliance > 0.0f) - (d->c[k].compliance > 0.0f);
+    d->soft_count += is_soft(soft) - is_soft(d->soft[k]);
     d->c[k] = c;
+    d->soft[k] = soft;
     d->mode[k] = (uint8_t)def->mode;
     return SINEW_OK;
 }
@@ -284,7 +292,7 @@ void sinew__distances_remove_particle(sinew_world *world, int index, int moved_f
 
 void sinew__distances_begin_substep(sinew_world *world)
 {
-    if (world->distances.compliant > 0) {
+    if (world->distances.soft_count > 0) {
         memset(world->distances.lambda, 0, sizeof(float) * (size_t)world->distances.count);
     }
 }
@@ -314,19 +322,21 @@ SINEW_FORCE_INLINE float correction_scale(float lo, float hi, float stiffness, f
     return s;
 }
 
-SINEW_FORCE_INLINE float scale_of(const sinew__distance *restrict c, float *restrict lambda, float dx, float dy,
-                                  float wi, float wj, float inv_h2, bool xpbd)
+// Rigid kernels (soft = false) never touch the softness array or lambda.
+SINEW_FORCE_INLINE float scale_of(const sinew__distance *restrict c, const sinew__softness *restrict f,
+                                  float *restrict lambda, float dx, float dy, float wi, float wj, float inv_h2, bool soft)
 {
-    return correction_scale(c->lo, c->hi, c->stiffness, c->compliance, lambda, dx, dy, wi, wj, inv_h2, xpbd);
+    return soft ? correction_scale(c->lo, c->hi, f->stiffness, f->compliance, lambda, dx, dy, wi, wj, inv_h2, true)
+                : correction_scale(c->lo, c->hi, 1.0f, 0.0f, lambda, dx, dy, wi, wj, inv_h2, false);
 }
 
-SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, float *restrict lambda, float *restrict x,
-                                   float *restrict y, const float *restrict w, float inv_h2, bool xpbd)
+SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda, float *restrict x,
+                                   float *restrict y, const float *restrict w, float inv_h2, bool soft)
 {
     const int i = c->i, j = c->j;
     float dx = x[j] - x[i], dy = y[j] - y[i];
     float wi = w[i], wj = w[j];
-    float s = scale_of(c, lambda, dx, dy, wi, wj, inv_h2, xpbd);
+    float s = scale_of(c, f, lambda, dx, dy, wi, wj, inv_h2, soft);
     x[i] += wi * s * dx;
     y[i] += wi * s * dy;
     x[j] -= wj * s * dx;
@@ -344,9 +354,9 @@ typedef struct block {
     float dx[SINEW__LANES], dy[SINEW__LANES], wi[SINEW__LANES], wj[SINEW__LANES], s[SINEW__LANES];
 } block;
 
-SINEW_FORCE_INLINE void block_solve(block *restrict b, const sinew__distance *restrict c, float *restrict lambda,
+SINEW_FORCE_INLINE void block_solve(block *restrict b, const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda,
                                     const float *restrict x, const float *restrict y, const float *restrict w,
-                                    float inv_h2, bool xpbd)
+                                    float inv_h2, bool soft)
 {
     for (int l = 0; l < SINEW__LANES; ++l) {
         const int i = c[l].i, j = c[l].j;
@@ -358,17 +368,17 @@ SINEW_FORCE_INLINE void block_solve(block *restrict b, const sinew__distance *re
         b->wj[l] = w[j];
     }
     for (int l = 0; l < SINEW__LANES; ++l) {
-        b->s[l] = scale_of(&c[l], &lambda[l], b->dx[l], b->dy[l], b->wi[l], b->wj[l], inv_h2, xpbd);
+        b->s[l] = scale_of(&c[l], &f[l], &lambda[l], b->dx[l], b->dy[l], b->wi[l], b->wj[l], inv_h2, soft);
     }
 }
 
 // Gauss-Seidel on a block whose constraints share no particle: projecting them together is
 // projecting them one after another, to the bit.
-SINEW_FORCE_INLINE void project_block(const sinew__distance *restrict c, float *restrict lambda, float *restrict x,
-                                      float *restrict y, const float *restrict w, float inv_h2, bool xpbd)
+SINEW_FORCE_INLINE void project_block(const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda, float *restrict x,
+                                      float *restrict y, const float *restrict w, float inv_h2, bool soft)
 {
     block b;
-    block_solve(&b, c, lambda, x, y, w, inv_h2, xpbd);
+    block_solve(&b, c, f, lambda, x, y, w, inv_h2, soft);
     for (int l = 0; l < SINEW__LANES; ++l) {
         x[b.i[l]] += b.wi[l] * b.s[l] * b.dx[l];
         y[b.i[l]] += b.wi[l] * b.s[l] * b.dy[l];
@@ -378,12 +388,13 @@ SINEW_FORCE_INLINE void project_block(const sinew__distance *restrict c, float *
 }
 
 // One Gauss-Seidel sweep, specialised at compile time on the XPBD flag.
-SINEW_FORCE_INLINE void project_sweep(sinew_world *world, float inv_h2, bool backward, bool shuffled, bool xpbd)
+SINEW_FORCE_INLINE void project_sweep(sinew_world *world, float inv_h2, bool backward, bool shuffled, bool soft)
 {
     sinew__distances *d = &world->distances;
     float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
     const sinew__distance *restrict c = d->c;
+    const sinew__softness *restrict f = d->soft;
     float *restrict lambda = d->lambda;
     const uint8_t *restrict block_free = d->block_free;
     const int n = d->count;
@@ -392,30 +403,30 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, float inv_h2, bool bac
         const uint32_t *restrict perm = d->perm;
         for (int k = 0; k < n; ++k) {
             uint32_t m = perm[backward ? n - 1 - k : k];
-            project_one(&c[m], &lambda[m], x, y, w, inv_h2, xpbd);
+            project_one(&c[m], &f[m], &lambda[m], x, y, w, inv_h2, soft);
         }
     } else if (backward) {
         for (int b = blocks - 1; b >= 0; --b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_block(&c[first], &lambda[first], x, y, w, inv_h2, xpbd);
+                project_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft);
                 continue;
             }
             const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
             for (int k = last; k >= first; --k) {
-                project_one(&c[k], &lambda[k], x, y, w, inv_h2, xpbd);
+                project_one(&c[k], &f[k], &lambda[k], x, y, w, inv_h2, soft);
             }
         }
     } else {
         for (int b = 0; b < blocks; ++b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_block(&c[first], &lambda[first], x, y, w, inv_h2, xpbd);
+                project_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft);
                 continue;
             }
             const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
             for (int k = first; k < end; ++k) {
-                project_one(&c[k], &lambda[k], x, y, w, inv_h2, xpbd);
+                project_one(&c[k], &f[k], &lambda[k], x, y, w, inv_h2, soft);
             }
         }
     }
@@ -423,7 +434,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, float inv_h2, bool bac
 
 void sinew__distances_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
 {
-    if (world->distances.compliant > 0) {
+    if (world->distances.soft_count > 0) {
         project_sweep(world, inv_h2, backward, shuffled, true);
     } else {
         project_sweep(world, inv_h2, backward, shuffled, false);
@@ -444,19 +455,20 @@ SINEW_FORCE_INLINE void accumulate_one(sinew__jacobi_sum *restrict acc, int i, i
 
 // Jacobi reads positions it does not write, so every full block goes through the SIMD path,
 // shared particles or not.
-SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool xpbd)
+SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool soft)
 {
     sinew__distances *d = &world->distances;
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
     sinew__jacobi_sum *restrict acc = world->particles.acc;
     const sinew__distance *restrict c = d->c;
+    const sinew__softness *restrict f = d->soft;
     float *restrict lambda = d->lambda;
     const int n = d->count;
     const int full = n - n % SINEW__LANES;
     for (int first = 0; first < full; first += SINEW__LANES) {
         block b;
-        block_solve(&b, &c[first], &lambda[first], x, y, w, inv_h2, xpbd);
+        block_solve(&b, &c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft);
         for (int l = 0; l < SINEW__LANES; ++l) {
             accumulate_one(acc, b.i[l], b.j[l], b.wi[l], b.wj[l], b.s[l], b.dx[l], b.dy[l]);
         }
@@ -465,14 +477,14 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool xp
         const int i = c[k].i, j = c[k].j;
         float dx = x[j] - x[i], dy = y[j] - y[i];
         float wi = w[i], wj = w[j];
-        float s = scale_of(&c[k], &lambda[k], dx, dy, wi, wj, inv_h2, xpbd);
+        float s = scale_of(&c[k], &f[k], &lambda[k], dx, dy, wi, wj, inv_h2, soft);
         accumulate_one(acc, i, j, wi, wj, s, dx, dy);
     }
 }
 
 void sinew__distances_accumulate(sinew_world *world, float inv_h2)
 {
-    if (world->distances.compliant > 0) {
+    if (world->distances.soft_count > 0) {
         accumulate_all(world, inv_h2, true);
     } else {
         accumulate_all(world, inv_h2, false);
