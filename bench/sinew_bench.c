@@ -157,7 +157,8 @@ static int run(const options *o, int iteration)
 
 int main(int argc, char **argv)
 {
-    options o = {"rope", 1000, 100, 100, "gs", 8, 4, 600, 1, 1.5f};
+    const sinew_solver_def defaults = sinew_default_solver_def();
+    options o = {"rope", 1000, 100, 100, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega};
     int steps_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];

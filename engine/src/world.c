@@ -23,7 +23,7 @@ sinew_solver_def sinew_default_solver_def(void)
     s.mode = SINEW_SOLVER_GAUSS_SEIDEL;
     s.substeps = 4;
     s.iterations = 8;
-    s.jacobi_omega = 1.5f;
+    s.jacobi_omega = 1.0f;
     s.order = SINEW_GS_ORDER_CREATED;
     s.shuffle_seed = 1u;
     return s;

@@ -40,7 +40,7 @@ typedef struct sinew_solver_def {
     sinew_solver_mode mode; ///< default SINEW_SOLVER_GAUSS_SEIDEL
     int substeps;           ///< sub-steps per step, 1..1024; default 4
     int iterations;         ///< solver iterations per sub-step, 1..1024; default 8
-    float jacobi_omega;     ///< Jacobi over-relaxation, in (0, 2); default 1.5
+    float jacobi_omega;     ///< Jacobi over-relaxation, in (0, 2); default 1 (above 4/3 diverges at 1 iteration)
     sinew_gs_order order;   ///< Gauss-Seidel order; default SINEW_GS_ORDER_CREATED
     uint64_t shuffle_seed;  ///< seed for SINEW_GS_ORDER_SHUFFLE; default 1
 } sinew_solver_def;
