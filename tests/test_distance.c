@@ -190,8 +190,10 @@ static void jacobi_applies_omega_times_the_average(void **state)
         assert_near(position_of(w, p.b).x, 3.0 - 0.5 * omegas[k], 1e-6);
         sinew_world_destroy(w);
     }
-    // A middle particle between two links stretched the same way gets the average of its two
-    // corrections, which cancel: it stays.
+    // A chain a - m - b, both links stretched (d = 3, rest 2). Each constraint is scaled by
+    // omega / max(n_i, n_j) at both ends, n = constraints on a particle: here 1 / 2 for both links.
+    // m gets two equal and opposite corrections and stays; a and b move 0.5 * 0.5 = 0.25.
+    // The two ends of a link always get the same factor, so momentum is conserved.
     sinew_world *w = one_projection_world(SINEW_SOLVER_JACOBI, 1.0f);
     sinew_particle_id a = make_particle(w, -3, 0, 1), m = make_particle(w, 0, 0, 1), b = make_particle(w, 3, 0, 1);
     sinew_distance_def d = sinew_default_distance_def();
@@ -205,7 +207,52 @@ static void jacobi_applies_omega_times_the_average(void **state)
     assert_int_equal(sinew_distance_create(w, &d, &ids[1]), SINEW_OK);
     sinew_world_step(w, 1.0f / 60.0f);
     assert_true(position_of(w, m).x == 0.0f);
-    assert_near(position_of(w, a).x, -2.5, 1e-6);
+    assert_near(position_of(w, a).x, -2.75, 1e-6);
+    assert_near(position_of(w, b).x, 2.75, 1e-6);
+    sinew_world_destroy(w);
+
+    // n counts only the constraints that correct the particle: a satisfied link (m - c at its
+    // rest length) does not dilute m's step, and a - m moves by the full omega.
+    w = one_projection_world(SINEW_SOLVER_JACOBI, 1.0f);
+    a = make_particle(w, 0, 0, 1);
+    m = make_particle(w, 3, 0, 1);
+    sinew_particle_id c = make_particle(w, 3, 2, 1);
+    d.a = a;
+    d.b = m;
+    d.rest = 2.0f;
+    assert_int_equal(sinew_distance_create(w, &d, &ids[0]), SINEW_OK);
+    d.a = m;
+    d.b = c;
+    d.rest = SINEW_REST_CURRENT;
+    assert_int_equal(sinew_distance_create(w, &d, &ids[1]), SINEW_OK);
+    sinew_world_step(w, 1.0f / 60.0f);
+    assert_near(position_of(w, a).x, 0.5, 1e-6);
+    assert_near(position_of(w, m).x, 2.5, 1e-6);
+    assert_true(position_of(w, c).y == 2.0f);
+    sinew_world_destroy(w);
+
+    // Unequal counts: m has two stretched links, a and c one each. Per-particle averaging would
+    // move a by 0.5 and m by 0.25 (momentum not conserved); the shared factor omega / max(n) =
+    // 1/2 moves both ends of each link by 0.25.
+    w = one_projection_world(SINEW_SOLVER_JACOBI, 1.0f);
+    a = make_particle(w, 0, 0, 1);
+    m = make_particle(w, 3, 0, 1);
+    c = make_particle(w, 3, 3, 1);
+    d.a = a;
+    d.b = m;
+    d.rest = 2.0f;
+    assert_int_equal(sinew_distance_create(w, &d, &ids[0]), SINEW_OK);
+    d.a = m;
+    d.b = c;
+    assert_int_equal(sinew_distance_create(w, &d, &ids[1]), SINEW_OK);
+    sinew_world_step(w, 1.0f / 60.0f);
+    sinew_vec2 pa = position_of(w, a), pm = position_of(w, m), pc = position_of(w, c);
+    assert_near(pa.x, 0.25, 1e-6);
+    assert_near(pm.x, 2.75, 1e-6);
+    assert_near(pm.y, 0.25, 1e-6);
+    assert_near(pc.y, 2.75, 1e-6);
+    assert_near(pa.x + pm.x + pc.x, 6.0, 1e-6); // momentum: the sum of positions is unchanged
+    assert_near(pa.y + pm.y + pc.y, 3.0, 1e-6);
     sinew_world_destroy(w);
 }
 

@@ -441,26 +441,33 @@ void sinew__distances_project(sinew_world *world, float inv_h2, bool backward, b
     }
 }
 
-SINEW_FORCE_INLINE void accumulate_one(sinew__jacobi_sum *restrict acc, int i, int j, float wi, float wj, float s,
-                                       float dx, float dy)
+// Both ends get the same factor omega / max(n_i, n_j), so the two corrections stay equal and
+// opposite (weighted): momentum is conserved, which per-particle averaging does not do.
+SINEW_FORCE_INLINE float jacobi_factor(const float *restrict inv_n, int i, int j, float omega)
 {
-    double active = s != 0.0f ? 1.0 : 0.0; // satisfied one-sided constraints do not count
-    acc[i].dx += (double)(wi * s * dx);
-    acc[i].dy += (double)(wi * s * dy);
-    acc[i].count += active;
-    acc[j].dx -= (double)(wj * s * dx);
-    acc[j].dy -= (double)(wj * s * dy);
-    acc[j].count += active;
+    float inv = inv_n[i] < inv_n[j] ? inv_n[i] : inv_n[j];
+    return omega * inv;
 }
 
-// Jacobi reads positions it does not write, so every full block goes through the SIMD path,
+SINEW_FORCE_INLINE void accumulate_one(sinew__jacobi_sum *restrict acc, const float *restrict inv_n, int i, int j,
+                                       float wi, float wj, float s, float dx, float dy, float omega)
+{
+    float f = jacobi_factor(inv_n, i, j, omega) * s;
+    acc[i].dx += (double)(wi * f * dx);
+    acc[i].dy += (double)(wi * f * dy);
+    acc[j].dx -= (double)(wj * f * dx);
+    acc[j].dy -= (double)(wj * f * dy);
+}
+
+// Jacobi reads positions it does not write, so every full block goes through the block path,
 // shared particles or not.
-SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool soft)
+SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, float omega, bool soft)
 {
     sinew__distances *d = &world->distances;
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
     sinew__jacobi_sum *restrict acc = world->particles.acc;
+    const float *restrict inv_n = world->particles.inv_n;
     const sinew__distance *restrict c = d->c;
     const sinew__softness *restrict f = d->soft;
     float *restrict lambda = d->lambda;
@@ -468,26 +475,54 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, float inv_h2, bool so
     const int full = n - n % SINEW__LANES;
     for (int first = 0; first < full; first += SINEW__LANES) {
         block b;
-        block_solve(&b, &c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft);
+        float lam[SINEW__LANES];
+        for (int l = 0; l < SINEW__LANES && soft; ++l) {
+            lam[l] = lambda[first + l];
+        }
+        block_solve(&b, &c[first], &f[first], lam, x, y, w, inv_h2, soft);
         for (int l = 0; l < SINEW__LANES; ++l) {
-            accumulate_one(acc, b.i[l], b.j[l], b.wi[l], b.wj[l], b.s[l], b.dx[l], b.dy[l]);
+            accumulate_one(acc, inv_n, b.i[l], b.j[l], b.wi[l], b.wj[l], b.s[l], b.dx[l], b.dy[l], omega);
+            if (soft) { // lambda takes the part of its step that is applied
+                lambda[first + l] += jacobi_factor(inv_n, b.i[l], b.j[l], omega) * (lam[l] - lambda[first + l]);
+            }
         }
     }
     for (int k = full; k < n; ++k) {
         const int i = c[k].i, j = c[k].j;
         float dx = x[j] - x[i], dy = y[j] - y[i];
         float wi = w[i], wj = w[j];
-        float s = scale_of(&c[k], &f[k], &lambda[k], dx, dy, wi, wj, inv_h2, soft);
-        accumulate_one(acc, i, j, wi, wj, s, dx, dy);
+        float lam = soft ? lambda[k] : 0.0f;
+        float s = scale_of(&c[k], &f[k], &lam, dx, dy, wi, wj, inv_h2, soft);
+        accumulate_one(acc, inv_n, i, j, wi, wj, s, dx, dy, omega);
+        if (soft) {
+            lambda[k] += jacobi_factor(inv_n, i, j, omega) * (lam - lambda[k]);
+        }
     }
 }
 
-void sinew__distances_accumulate(sinew_world *world, float inv_h2)
+void sinew__distances_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     if (world->distances.soft_count > 0) {
-        accumulate_all(world, inv_h2, true);
+        accumulate_all(world, inv_h2, omega, true);
     } else {
-        accumulate_all(world, inv_h2, false);
+        accumulate_all(world, inv_h2, omega, false);
+    }
+}
+
+void sinew__distances_count_active(sinew_world *world)
+{
+    const sinew__distances *d = &world->distances;
+    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
+    float *restrict n = world->particles.inv_n;
+    const sinew__distance *restrict c = d->c;
+    for (int k = 0; k < d->count; ++k) {
+        // Active when the length is outside [lo, hi]: compared squared, no square root.
+        const int i = c[k].i, j = c[k].j;
+        float dx = x[j] - x[i], dy = y[j] - y[i];
+        float d2 = dx * dx + dy * dy;
+        float active = (d2 < c[k].lo * c[k].lo) | (d2 > c[k].hi * c[k].hi) ? 1.0f : 0.0f;
+        n[i] += active;
+        n[j] += active;
     }
 }
 

@@ -23,6 +23,7 @@ static sinew_status particles_resize(sinew_world *world, int new_capacity)
         {(void **)&p->w, sizeof(float)},        {(void **)&p->radius, sizeof(float)},
         {(void **)&p->flags, sizeof(uint32_t)}, {(void **)&p->user_data, sizeof(void *)},
         {(void **)&p->id_slot, sizeof(uint32_t)}, {(void **)&p->acc, sizeof(sinew__jacobi_sum)},
+        {(void **)&p->inv_n, sizeof(float)},
     };
     sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), p->count, new_capacity);
@@ -99,6 +100,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->flags[i] = def->flags;
     p->user_data[i] = def->user_data;
     memset(&p->acc[i], 0, sizeof p->acc[i]);
+    p->inv_n[i] = 0.0f;
     uint32_t slot = sinew__id_take(&p->ids, (uint32_t)i);
     p->id_slot[i] = slot;
     out->index1 = slot + 1u;
@@ -135,6 +137,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         p->flags[i] = p->flags[last];
         p->user_data[i] = p->user_data[last];
         p->acc[i] = p->acc[last];
+        p->inv_n[i] = p->inv_n[last];
         p->id_slot[i] = p->id_slot[last];
         p->ids.dense[p->id_slot[i]] = (uint32_t)i;
     }

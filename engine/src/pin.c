@@ -271,7 +271,7 @@ void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool s
     }
 }
 
-void sinew__pins_accumulate(sinew_world *world, float inv_h2)
+void sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
@@ -279,11 +279,26 @@ void sinew__pins_accumulate(sinew_world *world, float inv_h2)
     sinew__jacobi_sum *acc = world->particles.acc;
     for (int k = 0; k < p->count; ++k) {
         const sinew__pin *c = &p->c[k];
+        float lam[2] = {p->lambda[2 * k], p->lambda[2 * k + 1]};
         float cx, cy;
-        pin_correction(c, &p->lambda[2 * k], x[c->i], y[c->i], w[c->i], inv_h2, &cx, &cy);
-        acc[c->i].dx += (double)cx;
-        acc[c->i].dy += (double)cy;
-        acc[c->i].count += w[c->i] > 0.0f ? 1.0 : 0.0;
+        pin_correction(c, lam, x[c->i], y[c->i], w[c->i], inv_h2, &cx, &cy);
+        // One end: the factor is omega / n of the particle; lambda takes the applied part.
+        float f = omega * world->particles.inv_n[c->i];
+        acc[c->i].dx += (double)(f * cx);
+        acc[c->i].dy += (double)(f * cy);
+        p->lambda[2 * k] += f * (lam[0] - p->lambda[2 * k]);
+        p->lambda[2 * k + 1] += f * (lam[1] - p->lambda[2 * k + 1]);
+    }
+}
+
+void sinew__pins_count_active(sinew_world *world)
+{
+    const sinew__pins *p = &world->pins;
+    const float *x = world->particles.x, *y = world->particles.y;
+    float *n = world->particles.inv_n;
+    for (int k = 0; k < p->count; ++k) {
+        const sinew__pin *c = &p->c[k];
+        n[c->i] += (x[c->i] != c->tx) | (y[c->i] != c->ty) ? 1.0f : 0.0f;
     }
 }
 

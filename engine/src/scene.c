@@ -1,6 +1,9 @@
 // Scene builders over the public API: ropes and cloth. A failed build destroys what it made.
 #include "world_internal.h"
 
+#define SINEW__MAX_ROPE_LINKS (1 << 24)
+#define SINEW__MAX_CLOTH_SIDE 4096
+
 sinew_rope_def sinew_default_rope_def(void)
 {
     sinew_rope_def def = {0};
@@ -85,7 +88,8 @@ static sinew_status make_link(sinew_world *world, sinew_particle_id a, sinew_par
 
 void sinew_rope_counts(const sinew_rope_def *def, int *particles, int *links)
 {
-    int n = def != NULL && def->links > 0 ? def->links : 0;
+    // Defs the builder refuses count as nothing (and cannot overflow).
+    int n = def != NULL && def->links >= 1 && def->links <= SINEW__MAX_ROPE_LINKS ? def->links : 0;
     if (particles != NULL) {
         *particles = n > 0 ? n + 1 : 0;
     }
@@ -106,7 +110,10 @@ sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, si
     if (s != SINEW_OK) {
         return s;
     }
-    if (def->links < 1 || def->links > (1 << 24)) {
+    if (def->mode != SINEW_DISTANCE_EQUAL && def->mode != SINEW_DISTANCE_MAX_ONLY && def->mode != SINEW_DISTANCE_MIN_ONLY) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: unknown distance mode");
+    }
+    if (def->links < 1 || def->links > SINEW__MAX_ROPE_LINKS) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: links must be in 1..2^24");
     }
     const int n = def->links;
@@ -202,7 +209,9 @@ static int cloth_links(const sinew_cloth_def *def, link_visitor visit, void *ctx
 
 void sinew_cloth_counts(const sinew_cloth_def *def, int *particles, int *links, int *pins)
 {
-    bool ok = def != NULL && def->columns >= 1 && def->rows >= 1;
+    // Defs the builder refuses count as nothing (and cannot overflow).
+    bool ok = def != NULL && def->columns >= 1 && def->rows >= 1 && def->columns <= SINEW__MAX_CLOTH_SIDE &&
+              def->rows <= SINEW__MAX_CLOTH_SIDE;
     int np = 0;
     for (int c = 0; ok && c < def->columns; ++c) {
         np += cloth_pinned(def, 0, c);
@@ -255,7 +264,7 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
     if (s != SINEW_OK) {
         return s;
     }
-    if (def->columns < 1 || def->rows < 1 || def->columns > 4096 || def->rows > 4096 ||
+    if (def->columns < 1 || def->rows < 1 || def->columns > SINEW__MAX_CLOTH_SIDE || def->rows > SINEW__MAX_CLOTH_SIDE ||
         def->columns * def->rows < 2 || !(def->spacing > 0.0f) ||
         (def->pin != SINEW_CLOTH_PIN_NONE && def->pin != SINEW_CLOTH_PIN_TOP_ROW &&
          def->pin != SINEW_CLOTH_PIN_TOP_CORNERS)) {

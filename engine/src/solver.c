@@ -93,19 +93,40 @@ static void record(sinew_world *world, int substep, int iteration)
     }
 }
 
-// x += omega * sum / count for every particle that received a correction; clears the sums.
-static void jacobi_apply(sinew_world *world, float omega)
+// Jacobi, before each iteration: 1 / n for every particle, n = constraints that will correct it
+// (those outside their range: satisfied ones do not dilute the step). Counted every iteration:
+// counted once per sub-step, a link that both ends fall along counts 0 and then never acts in
+// that sub-step; counting all constraints instead loses a lot of convergence where many are
+// satisfied (measured: max stretch 1.135 against 1.017 for a 60 x 60 cloth at 8 x 1).
+// Immovable particles get 1, the largest value, so that they never limit a constraint's factor
+// omega / max(n_i, n_j).
+static void jacobi_counts(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    if (p->count > 0) {
+        memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
+    }
+    sinew__pins_count_active(world);
+    sinew__distances_count_active(world);
+    float *restrict inv_n = p->inv_n;
+    const float *restrict w = p->w;
+    for (int i = 0; i < p->count; ++i) {
+        float n = inv_n[i];
+        inv_n[i] = w[i] == 0.0f ? 1.0f : (n > 0.0f ? 1.0f / n : 0.0f);
+    }
+}
+
+// Applies the summed corrections (already scaled by omega / max(n_i, n_j)) and clears them.
+static void jacobi_apply(sinew_world *world)
 {
     sinew__particles *p = &world->particles;
     float *restrict x = p->x, *restrict y = p->y;
     sinew__jacobi_sum *restrict acc = p->acc;
     const int n = p->count;
     for (int i = 0; i < n; ++i) {
-        double count = acc[i].count;
-        double s = count > 0.0 ? (double)omega / count : 0.0;
-        x[i] += (float)(s * acc[i].dx);
-        y[i] += (float)(s * acc[i].dy);
-        acc[i].dx = acc[i].dy = acc[i].count = 0.0;
+        x[i] += (float)acc[i].dx;
+        y[i] += (float)acc[i].dy;
+        acc[i].dx = acc[i].dy = 0.0;
     }
 }
 
@@ -126,9 +147,11 @@ static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration
 
 static void iterate_jacobi(sinew_world *world, float inv_h2)
 {
-    sinew__pins_accumulate(world, inv_h2);
-    sinew__distances_accumulate(world, inv_h2);
-    jacobi_apply(world, world->solver.jacobi_omega);
+    const float omega = world->solver.jacobi_omega;
+    jacobi_counts(world);
+    sinew__pins_accumulate(world, inv_h2, omega);
+    sinew__distances_accumulate(world, inv_h2, omega);
+    jacobi_apply(world);
 }
 
 sinew_status sinew_world_step(sinew_world *world, float dt)
@@ -180,8 +203,10 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
 
     // Forces apply to one step only.
-    memset(world->particles.ax, 0, sizeof(float) * (size_t)world->particles.count);
-    memset(world->particles.ay, 0, sizeof(float) * (size_t)world->particles.count);
+    if (world->particles.count > 0) {
+        memset(world->particles.ax, 0, sizeof(float) * (size_t)world->particles.count);
+        memset(world->particles.ay, 0, sizeof(float) * (size_t)world->particles.count);
+    }
 
     world->step_count += 1;
     world->history_valid = recording;

@@ -27,9 +27,7 @@ typedef struct sinew__id_pool {
 #define SINEW__FREE_BIT 0x80000000u
 
 typedef struct sinew__jacobi_sum {
-    double dx, dy;
-    double count;
-    double unused;
+    double dx, dy; // corrections summed this iteration
 } sinew__jacobi_sum;
 
 // Particle store, one allocation for all arrays.
@@ -48,6 +46,8 @@ typedef struct sinew__particles {
     // Jacobi sums per particle, in double so that their value, once rounded to float, does not
     // depend on the order constraints were added in: Jacobi results are order independent.
     sinew__jacobi_sum *acc;
+    float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
+                         // immovable); a count while being built. Apart from acc: it stays in cache
     sinew__id_pool ids;
 } sinew__particles;
 
@@ -176,7 +176,11 @@ sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
 void sinew__distances_free(sinew_world *world);
 void sinew__distances_project(sinew_world *world, float inv_h2, bool backward, bool shuffled);
-void sinew__distances_accumulate(sinew_world *world, float inv_h2);
+// Jacobi: adds each constraint's correction, times omega / max(n_i, n_j), to both ends' sums.
+void sinew__distances_accumulate(sinew_world *world, float inv_h2, float omega);
+// Counts, into particles.inv_n (not yet inverted), the constraints that will correct each
+// particle this iteration: those outside their allowed range.
+void sinew__distances_count_active(sinew_world *world);
 void sinew__distances_error(const sinew_world *world, float *max_error, double *sum_sq);
 void sinew__distances_begin_substep(sinew_world *world);
 void sinew__distances_remove_particle(sinew_world *world, int index, int moved_from);
@@ -185,7 +189,8 @@ void sinew__pins_free(sinew_world *world);
 void sinew__pins_begin_step(sinew_world *world);
 void sinew__pins_move_kinematic(sinew_world *world, float fraction);
 void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool shuffled);
-void sinew__pins_accumulate(sinew_world *world, float inv_h2);
+void sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega);
+void sinew__pins_count_active(sinew_world *world);
 void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_sq);
 void sinew__pins_begin_substep(sinew_world *world);
 void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from);

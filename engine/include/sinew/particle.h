@@ -17,7 +17,7 @@ typedef enum sinew_particle_flags {
 /// Everything needed to create a particle. Get one from sinew_default_particle_def().
 typedef struct sinew_particle_def {
     sinew_vec2 position; ///< metres; default (0, 0)
-    sinew_vec2 velocity; ///< m/s; default (0, 0)
+    sinew_vec2 velocity; ///< m/s; default (0, 0); ignored when weight is 0 (immovable particles rest)
     float weight;        ///< inverse mass in 1/kg, >= 0; 0 = immovable (never moved by the solver); default 1
     float radius;        ///< metres, >= 0; used by collisions; default 0.1
     uint32_t flags;      ///< sinew_particle_flags; default SINEW_PARTICLE_COLLIDES
@@ -45,7 +45,9 @@ SINEW_API sinew_status sinew_particle_get_position(const sinew_world *world, sin
 /// Moves a particle, keeping its velocity (a teleport). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
 SINEW_API sinew_status sinew_particle_set_position(sinew_world *world, sinew_particle_id id, sinew_vec2 position);
 
-/// Velocity in m/s, (x - previous x) / last sub-step. Errors: NULL_ARGUMENT, INVALID_ID.
+/// Velocity in m/s: the displacement over the last sub-step divided by its length (the engine
+/// keeps that displacement exactly; x - px can differ from it by position rounding).
+/// Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_particle_get_velocity(const sinew_world *world, sinew_particle_id id, sinew_vec2 *out);
 
 /// Sets the velocity in m/s (moves the previous position). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
@@ -77,7 +79,7 @@ SINEW_API sinew_particle_id sinew_particle_id_at(const sinew_world *world, int i
 typedef struct sinew_particle_view {
     int count;
     const float *x, *y;   ///< current position, metres
-    const float *px, *py; ///< previous position, metres (velocity = (x - px) / h)
+    const float *px, *py; ///< position at the start of the last sub-step, metres
     const float *weight;  ///< inverse mass, 1/kg
     const float *radius;  ///< metres
     const uint32_t *flags;///< sinew_particle_flags

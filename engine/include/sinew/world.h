@@ -15,8 +15,9 @@ typedef struct sinew_world sinew_world;
 typedef enum sinew_solver_mode {
     /// Project constraints one after another; each sees the result of the previous one.
     SINEW_SOLVER_GAUSS_SEIDEL = 0,
-    /// Every constraint reads the same positions; corrections are averaged per particle and
-    /// applied together as x += omega * sum / count. Order independent.
+    /// Every constraint reads the same positions; its correction, times omega / max(n_i, n_j)
+    /// (n = constraints on a particle) at both ends, is summed per particle and applied at the end
+    /// of the iteration. Order independent and momentum conserving.
     SINEW_SOLVER_JACOBI = 1,
 } sinew_solver_mode;
 
@@ -65,8 +66,9 @@ SINEW_API sinew_world_def sinew_default_world_def(void);
 SINEW_API sinew_solver_def sinew_default_solver_def(void);
 
 /// Creates a world. `def` may be NULL for defaults. On success writes the new world to `*out`.
-/// Errors: NULL_ARGUMENT (out), NOT_FINITE (gravity, damping), OUT_OF_RANGE (damping < 0, bad
-/// solver settings, negative capacities), OUT_OF_MEMORY (then *out is untouched).
+/// Errors: NULL_ARGUMENT (out, or only one of allocator.alloc / allocator.free set), NOT_FINITE
+/// (gravity, damping, jacobi_omega), OUT_OF_RANGE (damping < 0, bad solver settings, negative
+/// capacities), OUT_OF_MEMORY. On error *out is untouched.
 SINEW_API sinew_status sinew_world_create(const sinew_world_def *def, sinew_world **out);
 
 /// Destroys a world and everything in it; all its ids become invalid. NULL is ignored.
@@ -82,8 +84,9 @@ SINEW_API sinew_status sinew_world_step(sinew_world *world, float dt);
 SINEW_API sinew_solver_def sinew_world_get_solver(const sinew_world *world);
 
 /// Replaces the solver settings (mode, iterations, substeps, omega, order, seed); applies from the
-/// next step. Errors: NULL_ARGUMENT, OUT_OF_RANGE (iterations or substeps outside 1..1024, omega
-/// outside (0, 2), unknown mode or order), OUT_OF_MEMORY (growing the iteration history).
+/// next step. Errors: NULL_ARGUMENT, NOT_FINITE (omega), OUT_OF_RANGE (iterations or substeps
+/// outside 1..1024, omega outside (0, 2), unknown mode or order), OUT_OF_MEMORY (growing the
+/// iteration history).
 SINEW_API sinew_status sinew_world_set_solver(sinew_world *world, const sinew_solver_def *solver);
 
 /// Gravity in m/s^2. Errors: NULL_ARGUMENT, NOT_FINITE.
