@@ -348,7 +348,7 @@ static void blocked_sweeps_equal_sequential_sweeps(void **state)
                 }
             }
             int free_blocks = 0;
-            sinew__distances *d = &w[1]->distances;
+            sinew__links *d = &w[1]->distances.l;
             for (int b = 0; b * 8 < d->count; ++b) {
                 free_blocks += d->block_free[b];
                 d->block_free[b] = 0; // world 1 takes the one-at-a-time path everywhere

@@ -119,7 +119,7 @@ sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, si
     const int n = def->links;
     s = sinew__particles_reserve(world, world->particles.count + n + 1);
     if (s == SINEW_OK) {
-        s = sinew__distances_reserve(world, world->distances.count + n);
+        s = sinew__distances_reserve(world, world->distances.l.count + n);
     }
     // The particle ids go to the caller's array when given, else to a temporary one.
     sinew_particle_id *ids = out != NULL && out->particles != NULL ? out->particles : NULL;
@@ -275,7 +275,7 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
     sinew_cloth_counts(def, &np, &nl, NULL);
     s = sinew__particles_reserve(world, world->particles.count + np);
     if (s == SINEW_OK) {
-        s = sinew__distances_reserve(world, world->distances.count + nl);
+        s = sinew__distances_reserve(world, world->distances.l.count + nl);
     }
     sinew_particle_id *ids = out != NULL && out->particles != NULL ? out->particles : NULL;
     sinew_particle_id *tmp = NULL;

@@ -63,9 +63,9 @@ static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_
 {
     float mx[SINEW_KIND_COUNT];
     double sq[SINEW_KIND_COUNT];
-    sinew__distances_error(world, &mx[SINEW_KIND_DISTANCE], &sq[SINEW_KIND_DISTANCE]);
+    sinew__links_error(world, &world->distances.l, &mx[SINEW_KIND_DISTANCE], &sq[SINEW_KIND_DISTANCE]);
     sinew__pins_error(world, &mx[SINEW_KIND_PIN], &sq[SINEW_KIND_PIN]);
-    counts[SINEW_KIND_DISTANCE] = world->distances.count;
+    counts[SINEW_KIND_DISTANCE] = world->distances.l.count;
     counts[SINEW_KIND_PIN] = world->pins.count;
     float all_max = 0.0f;
     double all_sq = 0.0;
@@ -107,7 +107,7 @@ static void jacobi_counts(sinew_world *world)
         memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
     }
     sinew__pins_count_active(world);
-    sinew__distances_count_active(world);
+    sinew__links_count_active(world, &world->distances.l);
     float *restrict inv_n = p->inv_n;
     const float *restrict w = p->w;
     for (int i = 0; i < p->count; ++i) {
@@ -138,9 +138,9 @@ static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration
     // Kinds run in a fixed order; a backward sweep reverses the kinds too.
     if (!backward) {
         sinew__pins_project(world, inv_h2, false, shuffled);
-        sinew__distances_project(world, inv_h2, false, shuffled);
+        sinew__links_project(world, &world->distances.l, inv_h2, false, shuffled);
     } else {
-        sinew__distances_project(world, inv_h2, true, shuffled);
+        sinew__links_project(world, &world->distances.l, inv_h2, true, shuffled);
         sinew__pins_project(world, inv_h2, true, shuffled);
     }
 }
@@ -150,7 +150,7 @@ static void iterate_jacobi(sinew_world *world, float inv_h2)
     const float omega = world->solver.jacobi_omega;
     jacobi_counts(world);
     sinew__pins_accumulate(world, inv_h2, omega);
-    sinew__distances_accumulate(world, inv_h2, omega);
+    sinew__links_accumulate(world, &world->distances.l, inv_h2, omega);
     jacobi_apply(world);
 }
 
@@ -173,7 +173,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
 
     if (solver.order == SINEW_GS_ORDER_SHUFFLE && solver.mode == SINEW_SOLVER_GAUSS_SEIDEL) {
         uint64_t seed = solver.shuffle_seed ^ (world->step_count * 0x9e3779b97f4a7c15ull);
-        sinew__shuffle(world->distances.perm, world->distances.count, seed);
+        sinew__shuffle(world->distances.l.perm, world->distances.l.count, seed);
         sinew__shuffle(world->pins.perm, world->pins.count, seed + 1u);
     }
     sinew__pins_begin_step(world);
@@ -184,7 +184,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__particles_integrate(world, h, damp * (h / world->h_prev));
         world->h_prev = h;
         sinew__pins_move_kinematic(world, (float)(s + 1) / (float)solver.substeps);
-        sinew__distances_begin_substep(world);
+        sinew__links_begin_substep(&world->distances.l);
         sinew__pins_begin_substep(world);
         if (recording) {
             record(world, s, 0);

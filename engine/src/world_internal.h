@@ -64,18 +64,25 @@ typedef struct sinew__softness {
     float stiffness, compliance;
 } sinew__softness;
 
-typedef struct sinew__distances {
-    void *block;
-    size_t block_bytes;
-    int count, capacity;
+// Two-particle links whose length must stay in [lo, hi]: the distance constraints and the
+// particle-particle contacts are both stored this way and share the kernels in links.c.
+typedef struct sinew__links {
+    int count;
     int soft_count;         // how many are not rigid (selects the soft kernel)
     sinew__distance *c;
     sinew__softness *soft;
     float *lambda;
     uint32_t *perm;         // shuffle order
+    uint8_t *block_free;    // per block of SINEW__LANES links (indexed k / lanes): 1 when the
+                            // block is full and its links share no particle that can move
+} sinew__links;
+
+typedef struct sinew__distances {
+    void *block;
+    size_t block_bytes;
+    int capacity;
+    sinew__links l;
     uint8_t *mode;          // sinew_distance_mode, cold
-    uint8_t *block_free;    // per block of SINEW__LANES constraints (indexed k / lanes): 1 when
-                            // the block is full and its constraints share no particle
     uint32_t *id_slot;
     sinew__id_pool ids;
 } sinew__distances;
@@ -171,18 +178,31 @@ void sinew__particles_integrate(sinew_world *world, float h, float velocity_scal
 int sinew__particles_finish_substep(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
 
+// links.c: the kernels every kind stored as links runs (see sinew__links).
+#define SINEW__LANES 8
+void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
+// Jacobi: adds each link's correction, times omega / max(n_i, n_j), to both ends' sums.
+void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega);
+// Counts, into particles.inv_n (not yet inverted), the links that will correct each particle
+// this iteration: those outside their allowed range.
+void sinew__links_count_active(sinew_world *world, const sinew__links *l);
+void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
+void sinew__links_begin_substep(sinew__links *l);
+// Recomputes the block flag of the block holding link k.
+void sinew__links_refresh_block(sinew__links *l, int k);
+// Length minus the nearest allowed length.
+static inline float sinew__link_error(const sinew__distance *c, const float *x, const float *y)
+{
+    float dx = x[c->j] - x[c->i], dy = y[c->j] - y[c->i];
+    float d = sqrtf(dx * dx + dy * dy);
+    float clamped = d < c->lo ? c->lo : (d > c->hi ? c->hi : d);
+    return d - clamped;
+}
+
 // distance.c / pin.c: each kind offers the same operations to the solver.
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
 void sinew__distances_free(sinew_world *world);
-void sinew__distances_project(sinew_world *world, float inv_h2, bool backward, bool shuffled);
-// Jacobi: adds each constraint's correction, times omega / max(n_i, n_j), to both ends' sums.
-void sinew__distances_accumulate(sinew_world *world, float inv_h2, float omega);
-// Counts, into particles.inv_n (not yet inverted), the constraints that will correct each
-// particle this iteration: those outside their allowed range.
-void sinew__distances_count_active(sinew_world *world);
-void sinew__distances_error(const sinew_world *world, float *max_error, double *sum_sq);
-void sinew__distances_begin_substep(sinew_world *world);
 void sinew__distances_remove_particle(sinew_world *world, int index, int moved_from);
 
 void sinew__pins_free(sinew_world *world);
