@@ -23,6 +23,7 @@ static sinew_status distances_resize(sinew_world *world, int new_capacity)
         {(void **)&d->l.lambda, sizeof(float)},
         {(void **)&d->l.perm, sizeof(uint32_t)},     {(void **)&d->mode, sizeof(uint8_t)},
         {(void **)&d->id_slot, sizeof(uint32_t)},  {(void **)&d->l.block_free, sizeof(uint8_t)},
+        {(void **)&d->adj, 2 * sizeof(uint32_t)},
     };
     sinew_status s = sinew__block_resize(world, &d->block, &d->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), d->l.count, new_capacity);
@@ -129,6 +130,7 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     d->mode[k] = (uint8_t)def->mode;
     d->l.soft_count += is_soft(soft);
     sinew__links_refresh_block(&d->l, k);
+    d->adj_dirty = true;
     uint32_t slot = sinew__id_take(&d->ids, (uint32_t)k);
     d->id_slot[k] = slot;
     out->index1 = slot + 1u;
@@ -151,6 +153,7 @@ static void remove_at(sinew__distances *d, int k)
     }
     sinew__links_refresh_block(&d->l, k);
     sinew__links_refresh_block(&d->l, last);
+    d->adj_dirty = true;
 }
 
 static int lookup(const sinew_world *world, sinew_distance_id id)

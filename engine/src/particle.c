@@ -9,6 +9,10 @@ sinew_particle_def sinew_default_particle_def(void)
     def.weight = 1.0f;
     def.radius = 0.1f;
     def.flags = SINEW_PARTICLE_COLLIDES;
+    def.group = 1u;
+    def.mask = UINT32_MAX;
+    def.friction = 0.6f;
+    def.kinetic_friction = 0.5f;
     return def;
 }
 
@@ -22,7 +26,13 @@ static sinew_status particles_resize(sinew_world *world, int new_capacity)
         {(void **)&p->ax, sizeof(float)},       {(void **)&p->ay, sizeof(float)},
         {(void **)&p->w, sizeof(float)},        {(void **)&p->radius, sizeof(float)},
         {(void **)&p->flags, sizeof(uint32_t)}, {(void **)&p->user_data, sizeof(void *)},
-        {(void **)&p->id_slot, sizeof(uint32_t)}, {(void **)&p->acc, sizeof(sinew__jacobi_sum)},
+        {(void **)&p->id_slot, sizeof(uint32_t)}, {(void **)&p->group, sizeof(uint32_t)},
+        {(void **)&p->mask, sizeof(uint32_t)},    {(void **)&p->mu_s, sizeof(float)},
+        {(void **)&p->mu_k, sizeof(float)},       {(void **)&p->cell_of, sizeof(uint32_t)},
+        {(void **)&p->sorted, sizeof(uint32_t)},  {(void **)&p->colors, sizeof(uint32_t)},
+        {(void **)&p->link_start, sizeof(uint32_t)}, {(void **)&p->link_n, sizeof(uint32_t)},
+        {(void **)&p->dx_pre, sizeof(float)},     {(void **)&p->dy_pre, sizeof(float)},
+        {(void **)&p->acc, sizeof(sinew__jacobi_sum)},
         {(void **)&p->inv_n, sizeof(float)},
     };
     sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
@@ -69,6 +79,12 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (def->radius < 0.0f) {
         return sinew__fail(world, SINEW_ERR_NEGATIVE_RADIUS, "particle def: radius must be >= 0");
     }
+    if (!sinew__finite(def->friction) || !sinew__finite(def->kinetic_friction)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "particle def: friction and kinetic_friction must be finite");
+    }
+    if (def->friction < 0.0f || def->kinetic_friction < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "particle def: friction and kinetic_friction must be >= 0");
+    }
     sinew__particles *p = &world->particles;
     if (world->max_particles > 0 && p->count >= world->max_particles) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_particle_create: max_particles reached");
@@ -99,6 +115,13 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->radius[i] = def->radius;
     p->flags[i] = def->flags;
     p->user_data[i] = def->user_data;
+    p->group[i] = def->group;
+    p->mask[i] = def->mask;
+    p->mu_s[i] = def->friction;
+    p->mu_k[i] = def->kinetic_friction;
+    p->cell_of[i] = UINT32_MAX;
+    p->link_start[i] = p->link_n[i] = 0u;
+    world->grid.valid = false;
     memset(&p->acc[i], 0, sizeof p->acc[i]);
     p->inv_n[i] = 0.0f;
     uint32_t slot = sinew__id_take(&p->ids, (uint32_t)i);
@@ -136,12 +159,18 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         p->radius[i] = p->radius[last];
         p->flags[i] = p->flags[last];
         p->user_data[i] = p->user_data[last];
+        p->group[i] = p->group[last];
+        p->mask[i] = p->mask[last];
+        p->mu_s[i] = p->mu_s[last];
+        p->mu_k[i] = p->mu_k[last];
         p->acc[i] = p->acc[last];
         p->inv_n[i] = p->inv_n[last];
         p->id_slot[i] = p->id_slot[last];
         p->ids.dense[p->id_slot[i]] = (uint32_t)i;
     }
     p->count = last;
+    world->grid.valid = false;
+    world->distances.adj_dirty = true;
     return SINEW_OK;
 }
 

@@ -1,4 +1,6 @@
-// Scene builders over the public API: ropes and cloth. A failed build destroys what it made.
+// Scene builders over the public API: ropes, cloth, ball piles. A failed build destroys what it made.
+#include <string.h>
+
 #include "world_internal.h"
 
 #define SINEW__MAX_ROPE_LINKS (1 << 24)
@@ -313,5 +315,127 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
         rollback(world, ids, made);
     }
     sinew__free(world, tmp, sizeof(sinew_particle_id) * (size_t)np);
+    return s;
+}
+
+sinew_pile_def sinew_default_pile_def(void)
+{
+    sinew_pile_def def = {0};
+    def.count = 100;
+    def.origin = sinew_vec2_make(1.0f, 1.0f);
+    def.spacing = 1.2f;
+    def.row_offset = 0.3f;
+    def.radius_min = 0.5f;
+    def.radius_max = 0.5f;
+    def.seed = 1u;
+    def.weight = 1.0f;
+    def.friction = 0.6f;
+    def.kinetic_friction = 0.5f;
+    def.container = SINEW_PILE_BOX;
+    return def;
+}
+
+static sinew_status check_pile(sinew_world *world, const sinew_pile_def *def)
+{
+    if (!sinew__finite2(def->origin) || !sinew__finite(def->spacing) || !sinew__finite(def->row_offset) ||
+        !sinew__finite(def->radius_min) || !sinew__finite(def->radius_max) || !sinew__finite(def->weight) ||
+        !sinew__finite(def->friction) || !sinew__finite(def->kinetic_friction)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "pile def: every number must be finite");
+    }
+    if (def->count < 1 || def->count > (1 << 24) || def->columns < 0 || !(def->spacing > 0.0f) ||
+        !(def->radius_min > 0.0f) || def->radius_max < def->radius_min || !(def->weight > 0.0f) ||
+        def->friction < 0.0f || def->kinetic_friction < 0.0f ||
+        (def->container != SINEW_PILE_NONE && def->container != SINEW_PILE_BOX && def->container != SINEW_PILE_SLOPES)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
+                           "pile def: count in 1..2^24, columns >= 0, spacing > 0, 0 < radius_min <= radius_max, "
+                           "weight > 0, friction >= 0, known container");
+    }
+    return SINEW_OK;
+}
+
+sinew_status sinew_pile_create(sinew_world *world, const sinew_pile_def *def, sinew_pile *out)
+{
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pile_create: world and def are required");
+    }
+    sinew_status s = check_pile(world, def);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    const int n = def->count;
+    const int cols = def->columns > 0 ? def->columns : (int)ceil(sqrt((double)n));
+    const int rows = (n + cols - 1) / cols;
+    const float left = def->origin.x - 1.0f, floor_y = def->origin.y - 1.0f;
+    const float right = def->origin.x + def->spacing * (float)cols;
+    const float top = def->origin.y + def->spacing * (float)(rows - 1) + 5.0f;
+
+    s = sinew__particles_reserve(world, world->particles.count + n);
+    sinew_particle_id *ids = out != NULL && out->particles != NULL ? out->particles : NULL;
+    sinew_particle_id *tmp = NULL;
+    if (s == SINEW_OK && ids == NULL) {
+        tmp = sinew__alloc(world, sizeof(sinew_particle_id) * (size_t)n);
+        s = tmp != NULL ? SINEW_OK : SINEW_ERR_OUT_OF_MEMORY;
+        ids = tmp;
+    }
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_pile_create: reserving memory failed");
+    }
+    sinew_collider_id colliders[SINEW_PILE_MAX_COLLIDERS];
+    int made_colliders = 0;
+    if (def->container != SINEW_PILE_NONE) {
+        sinew_collider_def cd = sinew_default_collider_def();
+        cd.friction = def->friction;
+        cd.kinetic_friction = def->kinetic_friction;
+        s = sinew_plane_collider_create(world, &cd, sinew_vec2_make(0, 1), floor_y, &colliders[made_colliders]);
+        made_colliders += s == SINEW_OK;
+        if (s == SINEW_OK) {
+            s = sinew_plane_collider_create(world, &cd, sinew_vec2_make(1, 0), left, &colliders[made_colliders]);
+            made_colliders += s == SINEW_OK;
+        }
+        if (s == SINEW_OK) {
+            s = sinew_plane_collider_create(world, &cd, sinew_vec2_make(-1, 0), -right, &colliders[made_colliders]);
+            made_colliders += s == SINEW_OK;
+        }
+        if (s == SINEW_OK && def->container == SINEW_PILE_SLOPES) {
+            // Two slopes from the walls, a quarter of the width up, down to a third of the way in.
+            const float w = right - left, y0 = floor_y + 0.25f * w, y1 = floor_y + 0.05f * w;
+            s = sinew_segment_collider_create(world, &cd, sinew_vec2_make(left, y0),
+                                              sinew_vec2_make(left + w / 3.0f, y1), 0.1f, &colliders[made_colliders]);
+            made_colliders += s == SINEW_OK;
+            if (s == SINEW_OK) {
+                s = sinew_segment_collider_create(world, &cd, sinew_vec2_make(right, y0),
+                                                  sinew_vec2_make(right - w / 3.0f, y1), 0.1f,
+                                                  &colliders[made_colliders]);
+                made_colliders += s == SINEW_OK;
+            }
+        }
+    }
+    uint64_t rng = def->seed;
+    int made = 0;
+    for (int i = 0; i < n && s == SINEW_OK; ++i) {
+        const int c = i % cols, r = i / cols;
+        sinew_particle_def p = sinew_default_particle_def();
+        p.position = sinew_vec2_make(def->origin.x + def->spacing * (float)c + ((r & 1) != 0 ? def->row_offset : 0.0f),
+                                     def->origin.y + def->spacing * (float)r);
+        float u = (float)(sinew__random_next(&rng) >> 40) * (1.0f / 16777216.0f);
+        p.radius = def->radius_min + u * (def->radius_max - def->radius_min);
+        p.weight = def->weight;
+        p.friction = def->friction;
+        p.kinetic_friction = def->kinetic_friction;
+        s = sinew_particle_create(world, &p, &ids[i]);
+        made += s == SINEW_OK;
+    }
+    if (s != SINEW_OK) {
+        rollback(world, ids, made);
+        for (int k = made_colliders - 1; k >= 0; --k) {
+            sinew_collider_destroy(world, colliders[k]);
+        }
+    } else if (out != NULL) {
+        out->collider_count = made_colliders;
+        memcpy(out->colliders, colliders, sizeof(sinew_collider_id) * (size_t)made_colliders);
+        out->box_min = sinew_vec2_make(left, floor_y);
+        out->box_max = sinew_vec2_make(right, top);
+    }
+    sinew__free(world, tmp, sizeof(sinew_particle_id) * (size_t)n);
     return s;
 }

@@ -5,8 +5,7 @@
 
 #include "world_internal.h"
 
-// splitmix64: a small, well-mixed generator for the shuffle order.
-static uint64_t splitmix64(uint64_t *state)
+uint64_t sinew__random_next(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -21,7 +20,7 @@ void sinew__shuffle(uint32_t *perm, int count, uint64_t seed)
         perm[k] = (uint32_t)k;
     }
     for (int k = count - 1; k > 0; --k) {
-        int r = (int)(splitmix64(&state) % (uint64_t)(k + 1));
+        int r = (int)(sinew__random_next(&state) % (uint64_t)(k + 1));
         uint32_t t = perm[k];
         perm[k] = perm[r];
         perm[r] = t;
@@ -65,8 +64,12 @@ static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_
     double sq[SINEW_KIND_COUNT];
     sinew__links_error(world, &world->distances.l, &mx[SINEW_KIND_DISTANCE], &sq[SINEW_KIND_DISTANCE]);
     sinew__pins_error(world, &mx[SINEW_KIND_PIN], &sq[SINEW_KIND_PIN]);
+    sinew__links_error(world, &world->contacts.l, &mx[SINEW_KIND_CONTACT], &sq[SINEW_KIND_CONTACT]);
+    sinew__planes_error(world, &mx[SINEW_KIND_COLLIDER], &sq[SINEW_KIND_COLLIDER]);
     counts[SINEW_KIND_DISTANCE] = world->distances.l.count;
     counts[SINEW_KIND_PIN] = world->pins.count;
+    counts[SINEW_KIND_CONTACT] = world->contacts.l.count;
+    counts[SINEW_KIND_COLLIDER] = world->planes.count;
     float all_max = 0.0f;
     double all_sq = 0.0;
     int all_n = 0;
@@ -93,6 +96,15 @@ static void record(sinew_world *world, int substep, int iteration)
     }
 }
 
+// 1 / n per particle from counts left in inv_n (immovable particles: 1).
+static void invert_counts(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    for (int i = 0; i < p->count; ++i) {
+        p->inv_n[i] = p->w[i] == 0.0f ? 1.0f : (p->inv_n[i] > 0.0f ? 1.0f / p->inv_n[i] : 0.0f);
+    }
+}
+
 // Jacobi, before each iteration: 1 / n for every particle, n = constraints that will correct it
 // (those outside their range: satisfied ones do not dilute the step). Counted every iteration:
 // counted once per sub-step, a link that both ends fall along counts 0 and then never acts in
@@ -108,12 +120,9 @@ static void jacobi_counts(sinew_world *world)
     }
     sinew__pins_count_active(world);
     sinew__links_count_active(world, &world->distances.l);
-    float *restrict inv_n = p->inv_n;
-    const float *restrict w = p->w;
-    for (int i = 0; i < p->count; ++i) {
-        float n = inv_n[i];
-        inv_n[i] = w[i] == 0.0f ? 1.0f : (n > 0.0f ? 1.0f / n : 0.0f);
-    }
+    sinew__links_count_active(world, &world->contacts.l);
+    sinew__planes_count_active(world);
+    invert_counts(world);
 }
 
 // Applies the summed corrections (already scaled by omega / max(n_i, n_j)) and clears them.
@@ -136,12 +145,82 @@ static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration
     const bool backward = order == SINEW_GS_ORDER_ALTERNATING && (iteration & 1) != 0;
     const bool shuffled = order == SINEW_GS_ORDER_SHUFFLE;
     // Kinds run in a fixed order; a backward sweep reverses the kinds too.
+    // Contacts come last in a forward sweep, so that non-penetration has the last word; they
+    // keep their colour order whatever the order setting.
     if (!backward) {
         sinew__pins_project(world, inv_h2, false, shuffled);
         sinew__links_project(world, &world->distances.l, inv_h2, false, shuffled);
+        sinew__links_project(world, &world->contacts.l, inv_h2, false, false);
+        sinew__planes_project(world, false);
     } else {
+        sinew__planes_project(world, true);
+        sinew__links_project(world, &world->contacts.l, inv_h2, true, false);
         sinew__links_project(world, &world->distances.l, inv_h2, true, shuffled);
         sinew__pins_project(world, inv_h2, true, shuffled);
+    }
+}
+
+// Finds this sub-step's contacts at the predicted positions.
+static void find_contacts(sinew_world *world, bool color)
+{
+    if (!sinew__grid_build(world)) {
+        world->contacts.l.count = 0; // the grid could not grow: no particle contacts this sub-step
+        world->dropped_contacts += world->particles.count;
+    } else {
+        sinew__contacts_find(world, color);
+    }
+    sinew__planes_find(world);
+}
+
+// Position-based friction after the iterations. In Jacobi mode the friction corrections are
+// summed too, each scaled by 1 / max(n_i, n_j) with n = contacts on the particle, so that it stays
+// order independent.
+static void apply_friction(sinew_world *world, bool jacobi)
+{
+    if (world->contacts.l.count == 0 && world->planes.count == 0) {
+        return;
+    }
+    if (jacobi) {
+        sinew__particles *p = &world->particles;
+        memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
+        for (int k = 0; k < world->contacts.l.count; ++k) {
+            p->inv_n[world->contacts.l.c[k].i] += 1.0f;
+            p->inv_n[world->contacts.l.c[k].j] += 1.0f;
+        }
+        for (int k = 0; k < world->planes.count; ++k) {
+            p->inv_n[world->planes.c[k].i] += 1.0f;
+        }
+        invert_counts(world);
+    }
+    sinew__contacts_friction(world, jacobi);
+    sinew__planes_friction(world, jacobi);
+    if (jacobi) {
+        jacobi_apply(world);
+    }
+}
+
+// The contact velocity pass (see sinew__contacts_velocity), between finishing the sub-step and
+// the next one. Jacobi mode sums it like every other correction.
+static void contact_velocities(sinew_world *world, bool jacobi)
+{
+    if (world->contacts.l.count == 0 && world->planes.count == 0) {
+        return;
+    }
+    sinew__particles *p = &world->particles;
+    if (jacobi) {
+        memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
+        sinew__contacts_velocity(world, true, true);
+        sinew__planes_velocity(world, true, true);
+        invert_counts(world);
+    }
+    sinew__contacts_velocity(world, jacobi, false);
+    sinew__planes_velocity(world, jacobi, false);
+    if (jacobi) {
+        for (int i = 0; i < p->count; ++i) {
+            p->dx[i] += (float)p->acc[i].dx;
+            p->dy[i] += (float)p->acc[i].dy;
+            p->acc[i].dx = p->acc[i].dy = 0.0;
+        }
     }
 }
 
@@ -151,6 +230,8 @@ static void iterate_jacobi(sinew_world *world, float inv_h2)
     jacobi_counts(world);
     sinew__pins_accumulate(world, inv_h2, omega);
     sinew__links_accumulate(world, &world->distances.l, inv_h2, omega);
+    sinew__links_accumulate(world, &world->contacts.l, inv_h2, omega);
+    sinew__planes_accumulate(world, omega);
     jacobi_apply(world);
 }
 
@@ -177,7 +258,12 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__shuffle(world->pins.perm, world->pins.count, seed + 1u);
     }
     sinew__pins_begin_step(world);
+    if (world->skip_linked_pairs) {
+        sinew__links_adjacency(world);
+    }
+    world->dropped_contacts = 0;
     const bool recording = world->record && world->history != NULL;
+    const bool jacobi = solver.mode == SINEW_SOLVER_JACOBI;
     int reset = 0;
 
     for (int s = 0; s < solver.substeps; ++s) {
@@ -186,11 +272,12 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__pins_move_kinematic(world, (float)(s + 1) / (float)solver.substeps);
         sinew__links_begin_substep(&world->distances.l);
         sinew__pins_begin_substep(world);
+        find_contacts(world, !jacobi);
         if (recording) {
             record(world, s, 0);
         }
         for (int it = 0; it < solver.iterations; ++it) {
-            if (solver.mode == SINEW_SOLVER_GAUSS_SEIDEL) {
+            if (!jacobi) {
                 iterate_gauss_seidel(world, inv_h2, it);
             } else {
                 iterate_jacobi(world, inv_h2);
@@ -199,7 +286,16 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 record(world, s, it + 1);
             }
         }
+        apply_friction(world, jacobi);
+        const bool contacts = world->contacts.l.count > 0 || world->planes.count > 0;
+        if (contacts) { // the displacement before the solve, for the contact velocity pass
+            memcpy(world->particles.dx_pre, world->particles.dx, sizeof(float) * (size_t)world->particles.count);
+            memcpy(world->particles.dy_pre, world->particles.dy, sizeof(float) * (size_t)world->particles.count);
+        }
         reset += sinew__particles_finish_substep(world);
+        if (contacts) {
+            contact_velocities(world, jacobi);
+        }
     }
 
     // Forces apply to one step only.
@@ -219,6 +315,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     measure(world, samples, counts);
     st->step_count = world->step_count;
     st->reset_particles = reset;
+    st->dropped_contacts = world->dropped_contacts;
     st->particles = world->particles.count;
     st->substeps = solver.substeps;
     st->iterations = solver.iterations;

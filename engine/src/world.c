@@ -39,6 +39,7 @@ sinew_world_def sinew_default_world_def(void)
     def.allocator.free = default_free;
     def.particle_capacity = 64;
     def.constraint_capacity = 64;
+    def.skip_linked_pairs = true;
     return def;
 }
 
@@ -108,6 +109,8 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     w->particles.ids.free_head = UINT32_MAX;
     w->distances.ids.free_head = UINT32_MAX;
     w->pins.ids.free_head = UINT32_MAX;
+    w->colliders.ids.free_head = UINT32_MAX;
+    w->skip_linked_pairs = def.skip_linked_pairs;
     if (sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
         sinew__distances_reserve(w, def.constraint_capacity) != SINEW_OK ||
         sinew__pins_reserve(w, def.constraint_capacity > 16 ? 16 : def.constraint_capacity) != SINEW_OK) {
@@ -124,6 +127,10 @@ void sinew_world_destroy(sinew_world *world)
         return;
     }
     sinew__history_free(world);
+    sinew__grid_free(world);
+    sinew__planes_free(world);
+    sinew__contacts_free(world);
+    sinew__colliders_free(world);
     sinew__pins_free(world);
     sinew__distances_free(world);
     sinew__particles_free(world);

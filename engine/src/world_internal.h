@@ -45,6 +45,14 @@ typedef struct sinew__particles {
     uint32_t *id_slot;   // dense -> id slot
     // Jacobi sums per particle, in double so that their value, once rounded to float, does not
     // depend on the order constraints were added in: Jacobi results are order independent.
+    uint32_t *group, *mask;
+    float *mu_s, *mu_k;  // static and kinetic friction
+    // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
+    uint32_t *cell_of;   // grid cell of the particle, or UINT32_MAX when it does not collide
+    uint32_t *sorted;    // particle indices sorted by cell
+    uint32_t *colors;    // Gauss-Seidel colour bits of the contacts on the particle
+    uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
+    float *dx_pre, *dy_pre; // displacement before the solve of the sub-step (contact velocity pass)
     sinew__jacobi_sum *acc;
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
                          // immovable); a count while being built. Apart from acc: it stays in cache
@@ -84,8 +92,75 @@ typedef struct sinew__distances {
     sinew__links l;
     uint8_t *mode;          // sinew_distance_mode, cold
     uint32_t *id_slot;
+    uint32_t *adj;          // 2 per distance: linked neighbours by particle (skip_linked_pairs)
+    bool adj_dirty;         // adj must be rebuilt before the next contact search
     sinew__id_pool ids;
 } sinew__distances;
+
+// Particle-particle contacts of the current sub-step: min-only links (lo = ri + rj), plus
+// friction. In Gauss-Seidel mode they are sorted by colour so that blocks are independent.
+typedef struct sinew__contacts {
+    void *block;
+    size_t block_bytes;
+    int capacity;
+    sinew__links l;
+    float *mu_s, *mu_k;          // combined friction
+    // Where the search writes before the colour sort.
+    sinew__distance *found;
+    float *found_mu_s, *found_mu_k;
+    uint8_t *found_color;
+} sinew__contacts;
+
+// A particle against a static collider, linearised: dot(n, x) >= offset.
+typedef struct sinew__plane_contact {
+    int32_t i;
+    float nx, ny, offset;
+} sinew__plane_contact;
+
+typedef struct sinew__planes {
+    void *block;
+    size_t block_bytes;
+    int capacity, count;
+    sinew__plane_contact *c;
+    float *mu_s, *mu_k;
+} sinew__planes;
+
+// A static collider: a half-plane, or a convex polygon (1 vertex = disc, 2 = capsule) rounded
+// by `radius`, vertices counter-clockwise, edge k from v[k] to v[k + 1] with outward normal n[k].
+typedef struct sinew__collider {
+    sinew_collider_type type;
+    int vertex_count;
+    float nx, ny, offset; // plane
+    float radius;
+    sinew_vec2 v[SINEW_POLYGON_MAX_VERTICES];
+    sinew_vec2 n[SINEW_POLYGON_MAX_VERTICES];
+    float minx, miny, maxx, maxy; // bounds including the radius
+    float mu_s, mu_k;
+    uint32_t group, mask;
+    void *user_data;
+} sinew__collider;
+
+typedef struct sinew__colliders {
+    void *block;
+    size_t block_bytes;
+    int count, capacity;
+    sinew__collider *c;
+    uint32_t *id_slot;
+    sinew__id_pool ids;
+} sinew__colliders;
+
+// Uniform grid over the colliding particles, rebuilt by counting sort every sub-step.
+typedef struct sinew__grid {
+    void *block;
+    size_t block_bytes;
+    int capacity;          // cells allocated (cell_start holds capacity + 1 entries)
+    uint32_t *cell_start;  // particles of cell k: sorted[cell_start[k] .. cell_start[k + 1])
+    int nx, ny;
+    float minx, miny, cell, inv_cell;
+    float max_radius;
+    int sorted_count;
+    bool valid;            // matches the particle indices (no create or destroy since)
+} sinew__grid;
 
 typedef struct sinew__pin {
     int32_t i;
@@ -120,9 +195,16 @@ struct sinew_world {
     float h_prev;           // length of the last sub-step, for time-corrected Verlet
     uint64_t step_count;
 
+    bool skip_linked_pairs;
+
     sinew__particles particles;
     sinew__distances distances;
     sinew__pins pins;
+    sinew__colliders colliders;
+    sinew__contacts contacts;
+    sinew__planes planes;
+    sinew__grid grid;
+    int dropped_contacts;  // this step
 
     sinew_step_stats stats;
 
@@ -215,10 +297,44 @@ void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_s
 void sinew__pins_begin_substep(sinew_world *world);
 void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from);
 
+// Contacts are made for pairs closer than SINEW__CONTACT_REACH times the sum of their radii:
+// speculative contacts, inactive until the pair overlaps, so that an overlap made by another
+// correction during the iterations is solved in the same sub-step.
+#define SINEW__CONTACT_REACH 1.1f
+
+// grid.c: the uniform grid of colliding particles.
+// Rebuilds the grid at the current positions. Returns false when it could not grow (memory).
+bool sinew__grid_build(sinew_world *world);
+void sinew__grid_free(sinew_world *world);
+
+// contact.c: particle-particle contacts.
+void sinew__contacts_find(sinew_world *world, bool color);
+void sinew__contacts_friction(sinew_world *world, bool jacobi);
+void sinew__contacts_free(sinew_world *world);
+// Rebuilds distances.adj from the distance constraints when they changed.
+void sinew__links_adjacency(sinew_world *world);
+
+// collider.c: static colliders and particle-collider contacts.
+void sinew__planes_find(sinew_world *world);
+void sinew__planes_project(sinew_world *world, bool backward);
+void sinew__planes_accumulate(sinew_world *world, float omega);
+void sinew__planes_count_active(sinew_world *world);
+void sinew__planes_error(const sinew_world *world, float *max_error, double *sum_sq);
+void sinew__planes_friction(sinew_world *world, bool jacobi);
+// Velocity pass after the sub-step: a contact may not leave its particles separating faster
+// than they did before the solve (max(pre, 0)): pushing overlap out must not become a bounce.
+// Changes displacements only. With `count` it counts contacts per particle into inv_n.
+void sinew__contacts_velocity(sinew_world *world, bool jacobi, bool count);
+void sinew__planes_velocity(sinew_world *world, bool jacobi, bool count);
+void sinew__colliders_free(sinew_world *world);
+void sinew__planes_free(sinew_world *world);
+
 // solver.c
 sinew_status sinew__history_reserve(sinew_world *world, int substeps, int iterations);
 void sinew__history_free(sinew_world *world);
 void sinew__shuffle(uint32_t *perm, int count, uint64_t seed);
+// splitmix64: a small, well-mixed generator (shuffle order, scene builders).
+uint64_t sinew__random_next(uint64_t *state);
 
 // Validation helpers.
 static inline bool sinew__finite(float v) { return isfinite(v) != 0; }

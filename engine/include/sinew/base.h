@@ -74,6 +74,12 @@ typedef struct sinew_pin_id {
     uint32_t generation;
 } sinew_pin_id;
 
+/// Static collider handle. All-zero is null.
+typedef struct sinew_collider_id {
+    uint32_t index1;
+    uint32_t generation;
+} sinew_collider_id;
+
 /// The null ids, for initialising variables.
 #define SINEW_NULL_ID {0u, 0u}
 

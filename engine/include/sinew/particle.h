@@ -21,14 +21,20 @@ typedef struct sinew_particle_def {
     float weight;        ///< inverse mass in 1/kg, >= 0; 0 = immovable (never moved by the solver); default 1
     float radius;        ///< metres, >= 0; used by collisions; default 0.1
     uint32_t flags;      ///< sinew_particle_flags; default SINEW_PARTICLE_COLLIDES
+    uint32_t group;      ///< collision group bits the particle belongs to; default 1
+    uint32_t mask;       ///< group bits it collides with: a pair collides when each one's group
+                         ///< meets the other's mask; default all bits
+    float friction;      ///< static friction coefficient >= 0 (combined per contact as sqrt(a b)); default 0.6
+    float kinetic_friction; ///< kinetic friction coefficient >= 0; default 0.5
     void *user_data;     ///< returned by sinew_particle_user_data
 } sinew_particle_def;
 
 /// Defaults as documented on each field.
 SINEW_API sinew_particle_def sinew_default_particle_def(void);
 
-/// Creates a particle. Errors: NULL_ARGUMENT, NOT_FINITE (position, velocity, weight, radius),
-/// NEGATIVE_WEIGHT, NEGATIVE_RADIUS, CAPACITY, OUT_OF_MEMORY. On error `*out` is untouched.
+/// Creates a particle. Errors: NULL_ARGUMENT, NOT_FINITE (position, velocity, weight, radius,
+/// frictions), NEGATIVE_WEIGHT, NEGATIVE_RADIUS, OUT_OF_RANGE (negative friction), CAPACITY,
+/// OUT_OF_MEMORY. On error `*out` is untouched.
 SINEW_API sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def *def,
                                              sinew_particle_id *out);
 

@@ -8,6 +8,7 @@
 #include "vec2.h"
 #include "world.h"
 #include "constraints.h"
+#include "collide.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +85,51 @@ SINEW_API void sinew_cloth_counts(const sinew_cloth_def *def, int *particles, in
 /// Builds a cloth. `out` may be NULL. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE, CAPACITY,
 /// OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, sinew_cloth *out);
+
+/// What a pile is dropped into.
+typedef enum sinew_pile_container {
+    SINEW_PILE_NONE = 0,   ///< nothing: bring your own colliders
+    SINEW_PILE_BOX = 1,    ///< a floor and two walls (half-planes)
+    SINEW_PILE_SLOPES = 2, ///< the box, plus two slopes from the walls down toward the middle
+} sinew_pile_container;
+
+/// A pile of balls on a grid, filled row by row from the bottom: ball i (column c = i mod columns,
+/// row r = i / columns) starts at rest at origin + (spacing c + row_offset if r is odd, spacing r).
+/// The box's floor is at origin.y - 1, its walls at origin.x - 1 and origin.x + columns spacing.
+/// With the defaults and N balls this is the `pile` benchmark scene (radius 0.5, 1.2 apart, floor
+/// y = 0, walls x = 0 and x = 1.2 columns + 1).
+typedef struct sinew_pile_def {
+    int count;                    ///< balls, >= 1; default 100
+    int columns;                  ///< balls per row, 0 = ceil(sqrt(count)); default 0
+    sinew_vec2 origin;            ///< centre of ball 0, metres; default (1, 1)
+    float spacing;                ///< metres between grid points, > 0; default 1.2
+    float row_offset;             ///< x shift of odd rows, metres; default 0.3
+    float radius_min, radius_max; ///< radius drawn uniformly per ball, 0 < min <= max; default 0.5, 0.5
+    uint64_t seed;                ///< seed of the radius draw; default 1
+    float weight;                 ///< inverse mass of each ball, 1/kg, > 0; default 1
+    float friction;               ///< static friction of the balls and the container; default 0.6
+    float kinetic_friction;       ///< kinetic friction; default 0.5
+    sinew_pile_container container; ///< default SINEW_PILE_BOX
+} sinew_pile_def;
+
+/// Defaults as documented on each field.
+SINEW_API sinew_pile_def sinew_default_pile_def(void);
+
+/// Most colliders a pile container has.
+#define SINEW_PILE_MAX_COLLIDERS 5
+
+/// Ids a pile builder made. `particles` is the caller's array (count entries) or NULL.
+typedef struct sinew_pile {
+    sinew_particle_id *particles;                       ///< ball i at [i]
+    sinew_collider_id colliders[SINEW_PILE_MAX_COLLIDERS]; ///< floor, left wall, right wall, slopes
+    int collider_count;
+    sinew_vec2 box_min, box_max; ///< the container's inside: floor and walls; top = top row + 5
+} sinew_pile;
+
+/// Builds a pile. `out` may be NULL. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (count < 1,
+/// columns < 0, spacing <= 0, radii, weight <= 0, negative friction, unknown container),
+/// CAPACITY, OUT_OF_MEMORY.
+SINEW_API sinew_status sinew_pile_create(sinew_world *world, const sinew_pile_def *def, sinew_pile *out);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,9 @@
 //      builder (sinew_rope_create, sinew_cloth_create) that does all of it.
 //   4. Every frame: sinew_world_step(world, 1.0f / 60.0f); then draw from
 //      sinew_world_particles(world), a read-only structure-of-arrays view.
+//   4b. Collisions: particles with SINEW_PARTICLE_COLLIDES (the default) collide as circles;
+//      add static colliders with sinew_plane_collider_create, sinew_box_collider_create, ... or
+//      sinew_world_bounds_create; sinew_pile_create drops a pile of balls into a box.
 //   5. Tune: sinew_world_set_solver switches Gauss-Seidel / Jacobi, iterations, sub-steps,
 //      omega and order between steps; sinew_world_stats reports the constraint error per kind,
 //      sinew_world_iteration_errors the error after every iteration when recording is on.
@@ -34,6 +37,7 @@
 #include "world.h"
 #include "particle.h"
 #include "constraints.h"
+#include "collide.h"
 #include "scene.h"
 
 /// Library version.

@@ -30,8 +30,10 @@ typedef enum sinew_gs_order {
 
 /// Constraint kinds, used to index per-kind statistics.
 typedef enum sinew_kind {
-    SINEW_KIND_DISTANCE = 0,
-    SINEW_KIND_PIN = 1,
+    SINEW_KIND_DISTANCE = 0, ///< distance constraints
+    SINEW_KIND_PIN = 1,      ///< pin/target constraints
+    SINEW_KIND_CONTACT = 2,  ///< particle-particle contacts, made each sub-step
+    SINEW_KIND_COLLIDER = 3, ///< particle-collider contacts, made each sub-step
     SINEW_KIND_COUNT
 } sinew_kind;
 
@@ -56,6 +58,7 @@ typedef struct sinew_world_def {
     int constraint_capacity;  ///< initial capacity hint per constraint kind; default 64
     int max_particles;        ///< hard limit, 0 = none; creating beyond gives SINEW_ERR_CAPACITY
     int max_constraints;      ///< hard limit per kind, 0 = none
+    bool skip_linked_pairs;   ///< no contact between particles joined by a distance constraint; default true
     void *user_data;          ///< returned by sinew_world_user_data
 } sinew_world_def;
 
@@ -99,7 +102,8 @@ SINEW_API sinew_vec2 sinew_world_get_gravity(const sinew_world *world);
 SINEW_API sinew_status sinew_world_set_damping(sinew_world *world, float damping);
 
 /// Constraint error of one kind. Distance: |length - nearest allowed length| in metres.
-/// Pin: distance between the particle and its target in metres.
+/// Pin: distance between the particle and its target in metres. Contact and collider:
+/// penetration depth in metres.
 typedef struct sinew_kind_stats {
     int count;       ///< constraints of this kind
     float max_error; ///< largest error after the last iteration of the last step
@@ -112,6 +116,7 @@ typedef struct sinew_step_stats {
     int particles;                          ///< live particles
     int reset_particles;                    ///< particle sub-steps undone because the solve made
                                             ///< them NaN or infinite (a diverging setting); 0 normally
+    int dropped_contacts;                   ///< contacts not made because memory ran out; 0 normally
     int substeps, iterations;               ///< settings the last step used
     sinew_solver_mode mode;                 ///< mode the last step used
     sinew_kind_stats kinds[SINEW_KIND_COUNT];///< per kind, indexed by sinew_kind

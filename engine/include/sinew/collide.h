@@ -1,0 +1,115 @@
+// sinew: collisions. Particles with SINEW_PARTICLE_COLLIDES are circles of their radius; every
+// sub-step they are sorted into a uniform grid and each overlapping pair becomes a contact, solved
+// in the same iterations as the other constraints, with position-based friction. Static colliders
+// (half-planes, circles, capsules, boxes, convex polygons) stop particles, fast ones included:
+// a particle that moves more than its radius in a sub-step is swept from where it was.
+#pragma once
+
+#include "base.h"
+#include "vec2.h"
+#include "world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Most vertices a polygon collider may have.
+#define SINEW_POLYGON_MAX_VERTICES 16
+
+/// Material and filtering of a static collider, whatever its shape.
+/// Get one from sinew_default_collider_def().
+typedef struct sinew_collider_def {
+    float friction;         ///< static friction coefficient >= 0, combined with the particle's as sqrt(a b); default 0.6
+    float kinetic_friction; ///< kinetic friction coefficient >= 0; default 0.5
+    uint32_t group;         ///< group bits of the collider; default 1
+    uint32_t mask;          ///< particle groups it stops; default all bits
+    void *user_data;        ///< returned by sinew_collider_user_data
+} sinew_collider_def;
+
+/// Defaults as documented on each field.
+SINEW_API sinew_collider_def sinew_default_collider_def(void);
+
+/// A half-plane: the free side is where dot(normal, x) >= offset (normal is normalised).
+/// Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (zero normal, negative friction), CAPACITY, OUT_OF_MEMORY.
+SINEW_API sinew_status sinew_plane_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 normal,
+                                                   float offset, sinew_collider_id *out);
+
+/// A solid disc. Errors: as for planes; OUT_OF_RANGE for radius <= 0.
+SINEW_API sinew_status sinew_circle_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 center,
+                                                    float radius, sinew_collider_id *out);
+
+/// A segment a-b thickened by `radius` (a capsule; radius 0 is a thin segment that still stops
+/// particles by their own radius). Errors: as for planes; OUT_OF_RANGE for radius < 0 or a == b.
+SINEW_API sinew_status sinew_segment_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 a,
+                                                     sinew_vec2 b, float radius, sinew_collider_id *out);
+
+/// An axis-aligned solid box. Errors: as for planes; OUT_OF_RANGE unless min < max on both axes.
+SINEW_API sinew_status sinew_box_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 min,
+                                                 sinew_vec2 max, sinew_collider_id *out);
+
+/// A solid convex polygon, 3..SINEW_POLYGON_MAX_VERTICES vertices in either winding, rounded by
+/// `radius` >= 0. The vertices are copied. Errors: as for planes; OUT_OF_RANGE for a count out of
+/// range, a polygon that is not strictly convex, or a negative radius.
+SINEW_API sinew_status sinew_polygon_collider_create(sinew_world *world, const sinew_collider_def *def,
+                                                     const sinew_vec2 *vertices, int count, float radius,
+                                                     sinew_collider_id *out);
+
+/// Four half-planes facing into the box [min, max]: floor, ceiling, left and right walls, written
+/// to `out` in that order (`out` may be NULL). Errors: as for planes; OUT_OF_RANGE unless min < max.
+SINEW_API sinew_status sinew_world_bounds_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 min,
+                                                 sinew_vec2 max, sinew_collider_id out[4]);
+
+/// Destroys a collider. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_collider_destroy(sinew_world *world, sinew_collider_id id);
+
+/// True when `id` names a live collider of `world`.
+SINEW_API bool sinew_collider_is_valid(const sinew_world *world, sinew_collider_id id);
+
+/// The collider's user_data, or NULL for an invalid id.
+SINEW_API void *sinew_collider_user_data(const sinew_world *world, sinew_collider_id id);
+
+/// Collider geometry, for drawing.
+typedef enum sinew_collider_type {
+    SINEW_COLLIDER_PLANE = 0,   ///< normal, offset
+    SINEW_COLLIDER_POLYGON = 1, ///< vertices (1 = disc, 2 = capsule, 3+ = polygon, counter-clockwise), radius
+} sinew_collider_type;
+
+/// Shape of a collider. Vertices point into the world: valid until the collider is destroyed.
+typedef struct sinew_collider_shape {
+    sinew_collider_type type;
+    sinew_vec2 normal;          ///< plane: unit normal of the free side
+    float offset;               ///< plane: dot(normal, x) >= offset is free
+    const sinew_vec2 *vertices; ///< polygon: vertex_count points
+    int vertex_count;
+    float radius;               ///< polygon: rounding radius (disc radius for one vertex)
+} sinew_collider_shape;
+
+/// Number of live colliders; they are at dense indices 0..count-1.
+SINEW_API int sinew_world_collider_count(const sinew_world *world);
+
+/// The id of the collider at dense index `index`, or the null id when out of range.
+SINEW_API sinew_collider_id sinew_collider_id_at(const sinew_world *world, int index);
+
+/// Reads a collider's shape. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_collider_get_shape(const sinew_world *world, sinew_collider_id id,
+                                                sinew_collider_shape *out);
+
+/// Particles whose centre lies in the box [min, max]: writes up to `capacity` ids to `out` and
+/// the number found (which may exceed capacity) to `*count`. Uses the grid of the last step.
+/// Errors: NULL_ARGUMENT (world, count, or out with capacity > 0), NOT_FINITE, OUT_OF_RANGE
+/// (negative capacity).
+SINEW_API sinew_status sinew_world_query_aabb(const sinew_world *world, sinew_vec2 min, sinew_vec2 max,
+                                              sinew_particle_id *out, int capacity, int *count);
+
+/// Particles whose centre lies within `radius` of `center`; same conventions as query_aabb.
+SINEW_API sinew_status sinew_world_query_circle(const sinew_world *world, sinew_vec2 center, float radius,
+                                                sinew_particle_id *out, int capacity, int *count);
+
+/// The particle whose centre is nearest `point` within `max_distance`, or the null id when none is
+/// (for picking under the mouse). Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (negative distance).
+SINEW_API sinew_status sinew_world_query_nearest(const sinew_world *world, sinew_vec2 point, float max_distance,
+                                                 sinew_particle_id *out);
+
+#ifdef __cplusplus
+}
+#endif

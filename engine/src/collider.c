@@ -1,0 +1,639 @@
+// Static colliders and particle-collider contacts.
+//
+// One shape model covers every collider but the half-plane: a convex polygon rounded by a radius
+// (1 vertex = disc, 2 = capsule, 3+ = polygon, counter-clockwise). A particle of radius r meets
+// the shape inflated by radius + r; the contact is linearised into a plane dot(n, x) >= offset at
+// the nearest point. A particle that moved more than its radius in the sub-step is also swept
+// from its previous position, so it cannot pass through a thin collider between two sub-steps.
+#include <string.h>
+
+#include "world_internal.h"
+
+sinew_collider_def sinew_default_collider_def(void)
+{
+    sinew_collider_def def = {0};
+    def.friction = 0.6f;
+    def.kinetic_friction = 0.5f;
+    def.group = 1u;
+    def.mask = UINT32_MAX;
+    return def;
+}
+
+static sinew_status colliders_resize(sinew_world *world, int new_capacity)
+{
+    sinew__colliders *c = &world->colliders;
+    sinew__field fields[] = {{(void **)&c->c, sizeof(sinew__collider)}, {(void **)&c->id_slot, sizeof(uint32_t)}};
+    sinew_status s = sinew__block_resize(world, &c->block, &c->block_bytes, fields, 2, c->count, new_capacity);
+    if (s == SINEW_OK) {
+        c->capacity = new_capacity;
+    }
+    return s;
+}
+
+void sinew__colliders_free(sinew_world *world)
+{
+    sinew__free(world, world->colliders.block, world->colliders.block_bytes);
+    sinew__id_pool_free(world, &world->colliders.ids);
+    memset(&world->colliders, 0, sizeof world->colliders);
+    world->colliders.ids.free_head = UINT32_MAX;
+}
+
+static sinew_status check_def(const sinew_world *world, const sinew_collider_def *def)
+{
+    if (!sinew__finite(def->friction) || !sinew__finite(def->kinetic_friction)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "collider def: friction and kinetic_friction must be finite");
+    }
+    if (def->friction < 0.0f || def->kinetic_friction < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "collider def: friction and kinetic_friction must be >= 0");
+    }
+    return SINEW_OK;
+}
+
+// Stores a collider whose geometry is filled in; computes its bounds.
+static sinew_status add(sinew_world *world, const sinew_collider_def *def, sinew__collider *c, sinew_collider_id *out)
+{
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "collider create: world and def are required");
+    }
+    sinew_status s = check_def(world, def);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    sinew__colliders *cs = &world->colliders;
+    if (world->max_constraints > 0 && cs->count >= world->max_constraints) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "collider create: max_constraints reached");
+    }
+    if (cs->count == cs->capacity) {
+        int cap = sinew__grow_capacity(cs->capacity, cs->count + 1);
+        if (cap < 0 || colliders_resize(world, cap) != SINEW_OK) {
+            return sinew__fail(world, cap < 0 ? SINEW_ERR_CAPACITY : SINEW_ERR_OUT_OF_MEMORY,
+                               "collider create: growing the store failed");
+        }
+    }
+    s = sinew__id_reserve(world, &cs->ids);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "collider create: growing the id pool failed");
+    }
+    c->mu_s = def->friction;
+    c->mu_k = def->kinetic_friction;
+    c->group = def->group;
+    c->mask = def->mask;
+    c->user_data = def->user_data;
+    if (c->type == SINEW_COLLIDER_POLYGON) {
+        c->minx = c->maxx = c->v[0].x;
+        c->miny = c->maxy = c->v[0].y;
+        for (int k = 1; k < c->vertex_count; ++k) {
+            c->minx = fminf(c->minx, c->v[k].x);
+            c->maxx = fmaxf(c->maxx, c->v[k].x);
+            c->miny = fminf(c->miny, c->v[k].y);
+            c->maxy = fmaxf(c->maxy, c->v[k].y);
+        }
+        c->minx -= c->radius;
+        c->miny -= c->radius;
+        c->maxx += c->radius;
+        c->maxy += c->radius;
+    }
+    const int k = cs->count++;
+    cs->c[k] = *c;
+    uint32_t slot = sinew__id_take(&cs->ids, (uint32_t)k);
+    cs->id_slot[k] = slot;
+    if (out != NULL) {
+        out->index1 = slot + 1u;
+        out->generation = cs->ids.generation[slot];
+    }
+    return SINEW_OK;
+}
+
+sinew_status sinew_plane_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 normal,
+                                         float offset, sinew_collider_id *out)
+{
+    if (!sinew__finite2(normal) || !sinew__finite(offset)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "plane collider: normal and offset must be finite");
+    }
+    float len = sinew_vec2_length(normal);
+    if (!(len > 0.0f) || !sinew__finite(len)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "plane collider: the normal must not be zero");
+    }
+    sinew__collider c = {0};
+    c.type = SINEW_COLLIDER_PLANE;
+    c.nx = normal.x / len;
+    c.ny = normal.y / len;
+    c.offset = offset / len;
+    return add(world, def, &c, out);
+}
+
+// Fills edge normals for a counter-clockwise polygon (or both sides of a segment).
+static void edge_normals(sinew__collider *c)
+{
+    const int m = c->vertex_count;
+    for (int k = 0; k < m && m >= 2; ++k) {
+        sinew_vec2 a = c->v[k], b = c->v[(k + 1) % m];
+        c->n[k] = sinew_vec2_normalize(sinew_vec2_make(b.y - a.y, a.x - b.x));
+    }
+}
+
+static sinew_status polygon(sinew_world *world, const sinew_collider_def *def, const sinew_vec2 *v, int count,
+                            float radius, sinew_collider_id *out)
+{
+    sinew__collider c = {0};
+    c.type = SINEW_COLLIDER_POLYGON;
+    c.vertex_count = count;
+    c.radius = radius;
+    memcpy(c.v, v, sizeof(sinew_vec2) * (size_t)count);
+    edge_normals(&c);
+    return add(world, def, &c, out);
+}
+
+sinew_status sinew_circle_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 center,
+                                          float radius, sinew_collider_id *out)
+{
+    if (!sinew__finite2(center) || !sinew__finite(radius)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "circle collider: center and radius must be finite");
+    }
+    if (!(radius > 0.0f)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "circle collider: radius must be > 0");
+    }
+    return polygon(world, def, &center, 1, radius, out);
+}
+
+sinew_status sinew_segment_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 a,
+                                           sinew_vec2 b, float radius, sinew_collider_id *out)
+{
+    if (!sinew__finite2(a) || !sinew__finite2(b) || !sinew__finite(radius)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "segment collider: a, b and radius must be finite");
+    }
+    if (radius < 0.0f || (a.x == b.x && a.y == b.y)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "segment collider: radius >= 0 and a != b required");
+    }
+    sinew_vec2 v[2] = {a, b};
+    return polygon(world, def, v, 2, radius, out);
+}
+
+sinew_status sinew_box_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 min,
+                                       sinew_vec2 max, sinew_collider_id *out)
+{
+    if (!sinew__finite2(min) || !sinew__finite2(max)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "box collider: min and max must be finite");
+    }
+    if (!(min.x < max.x && min.y < max.y)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "box collider: min < max required on both axes");
+    }
+    sinew_vec2 v[4] = {min, {max.x, min.y}, max, {min.x, max.y}};
+    return polygon(world, def, v, 4, 0.0f, out);
+}
+
+sinew_status sinew_polygon_collider_create(sinew_world *world, const sinew_collider_def *def,
+                                           const sinew_vec2 *vertices, int count, float radius,
+                                           sinew_collider_id *out)
+{
+    if (vertices == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "polygon collider: vertices are required");
+    }
+    if (count < 3 || count > SINEW_POLYGON_MAX_VERTICES) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "polygon collider: 3..SINEW_POLYGON_MAX_VERTICES vertices");
+    }
+    if (!sinew__finite(radius)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "polygon collider: radius must be finite");
+    }
+    sinew_vec2 v[SINEW_POLYGON_MAX_VERTICES];
+    double area = 0.0;
+    for (int k = 0; k < count; ++k) {
+        if (!sinew__finite2(vertices[k])) {
+            return sinew__fail(world, SINEW_ERR_NOT_FINITE, "polygon collider: vertices must be finite");
+        }
+        sinew_vec2 a = vertices[k], b = vertices[(k + 1) % count];
+        area += (double)a.x * b.y - (double)b.x * a.y;
+    }
+    for (int k = 0; k < count; ++k) { // counter-clockwise
+        v[k] = area > 0.0 ? vertices[k] : vertices[count - 1 - k];
+    }
+    for (int k = 0; k < count; ++k) { // strictly convex: every corner turns left
+        sinew_vec2 a = v[k], b = v[(k + 1) % count], c = v[(k + 2) % count];
+        if (!(sinew_vec2_cross(sinew_vec2_sub(b, a), sinew_vec2_sub(c, b)) > 0.0f)) {
+            return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "polygon collider: vertices must form a strictly convex polygon");
+        }
+    }
+    if (radius < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "polygon collider: radius must be >= 0");
+    }
+    return polygon(world, def, v, count, radius, out);
+}
+
+sinew_status sinew_world_bounds_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 min,
+                                       sinew_vec2 max, sinew_collider_id out[4])
+{
+    if (!sinew__finite2(min) || !sinew__finite2(max)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "world bounds: min and max must be finite");
+    }
+    if (!(min.x < max.x && min.y < max.y)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "world bounds: min < max required on both axes");
+    }
+    const sinew_vec2 normals[4] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
+    const float offsets[4] = {min.y, -max.y, min.x, -max.x};
+    sinew_collider_id ids[4] = {SINEW_NULL_ID, SINEW_NULL_ID, SINEW_NULL_ID, SINEW_NULL_ID};
+    for (int k = 0; k < 4; ++k) {
+        sinew_status s = sinew_plane_collider_create(world, def, normals[k], offsets[k], &ids[k]);
+        if (s != SINEW_OK) {
+            for (int m = 0; m < k; ++m) {
+                sinew_collider_destroy(world, ids[m]);
+            }
+            return s;
+        }
+    }
+    if (out != NULL) {
+        memcpy(out, ids, sizeof ids);
+    }
+    return SINEW_OK;
+}
+
+static int lookup(const sinew_world *world, sinew_collider_id id)
+{
+    return world != NULL ? sinew__id_lookup(&world->colliders.ids, id.index1, id.generation) : -1;
+}
+
+sinew_status sinew_collider_destroy(sinew_world *world, sinew_collider_id id)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_collider_destroy: stale or null id");
+    }
+    sinew__colliders *cs = &world->colliders;
+    sinew__id_release(&cs->ids, cs->id_slot[k]);
+    int last = --cs->count;
+    if (k != last) {
+        cs->c[k] = cs->c[last];
+        cs->id_slot[k] = cs->id_slot[last];
+        cs->ids.dense[cs->id_slot[k]] = (uint32_t)k;
+    }
+    return SINEW_OK;
+}
+
+bool sinew_collider_is_valid(const sinew_world *world, sinew_collider_id id) { return lookup(world, id) >= 0; }
+
+void *sinew_collider_user_data(const sinew_world *world, sinew_collider_id id)
+{
+    int k = lookup(world, id);
+    return k >= 0 ? world->colliders.c[k].user_data : NULL;
+}
+
+int sinew_world_collider_count(const sinew_world *world) { return world != NULL ? world->colliders.count : 0; }
+
+sinew_collider_id sinew_collider_id_at(const sinew_world *world, int index)
+{
+    sinew_collider_id id = SINEW_NULL_ID;
+    if (world != NULL && index >= 0 && index < world->colliders.count) {
+        uint32_t slot = world->colliders.id_slot[index];
+        id.index1 = slot + 1u;
+        id.generation = world->colliders.ids.generation[slot];
+    }
+    return id;
+}
+
+sinew_status sinew_collider_get_shape(const sinew_world *world, sinew_collider_id id, sinew_collider_shape *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_collider_get_shape: world and out are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_collider_get_shape: stale or null id");
+    }
+    const sinew__collider *c = &world->colliders.c[k];
+    out->type = c->type;
+    out->normal = sinew_vec2_make(c->nx, c->ny);
+    out->offset = c->offset;
+    out->vertices = c->type == SINEW_COLLIDER_POLYGON ? c->v : NULL;
+    out->vertex_count = c->type == SINEW_COLLIDER_POLYGON ? c->vertex_count : 0;
+    out->radius = c->radius;
+    return SINEW_OK;
+}
+
+// ---- geometry ---------------------------------------------------------------------------------
+
+// Nearest point to p on the segment a-b.
+static sinew_vec2 closest_on_segment(sinew_vec2 p, sinew_vec2 a, sinew_vec2 b)
+{
+    sinew_vec2 ab = sinew_vec2_sub(b, a);
+    float len2 = sinew_vec2_length_sq(ab);
+    float t = len2 > 0.0f ? sinew_vec2_dot(sinew_vec2_sub(p, a), ab) / len2 : 0.0f;
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    return sinew_vec2_mul_add(a, t, ab);
+}
+
+// A contact plane for a particle at p of radius r against the collider, if they overlap.
+typedef struct plane_hit {
+    float nx, ny, offset;
+} plane_hit;
+
+// Speculative like particle contacts: made within SINEW__CONTACT_REACH times the particle's radius.
+static bool contact(const sinew__collider *c, sinew_vec2 p, float r, plane_hit *hit)
+{
+    const float margin = r * (SINEW__CONTACT_REACH - 1.0f);
+    if (c->type == SINEW_COLLIDER_PLANE) {
+        float s = c->nx * p.x + c->ny * p.y - c->offset;
+        if (s >= r + margin) {
+            return false;
+        }
+        *hit = (plane_hit){c->nx, c->ny, c->offset + r};
+        return true;
+    }
+    const int m = c->vertex_count;
+    const float reach = c->radius + r;
+    if (m >= 3) { // inside the polygon: out through the nearest face
+        float best = -INFINITY;
+        int face = 0;
+        for (int k = 0; k < m; ++k) {
+            float s = sinew_vec2_dot(c->n[k], sinew_vec2_sub(p, c->v[k]));
+            if (s > best) {
+                best = s;
+                face = k;
+            }
+        }
+        if (best <= 0.0f) {
+            *hit = (plane_hit){c->n[face].x, c->n[face].y, sinew_vec2_dot(c->n[face], c->v[face]) + reach};
+            return true;
+        }
+    }
+    sinew_vec2 q = c->v[0];
+    float best2 = sinew_vec2_length_sq(sinew_vec2_sub(p, q));
+    const int edges = m >= 3 ? m : m - 1;
+    for (int k = 0; k < edges; ++k) {
+        sinew_vec2 e = closest_on_segment(p, c->v[k], c->v[(k + 1) % m]);
+        float d2 = sinew_vec2_length_sq(sinew_vec2_sub(p, e));
+        if (d2 < best2) {
+            best2 = d2;
+            q = e;
+        }
+    }
+    if (best2 >= (reach + margin) * (reach + margin)) {
+        return false;
+    }
+    float d = sqrtf(best2);
+    sinew_vec2 n = d > 0.0f ? sinew_vec2_scale(sinew_vec2_sub(p, q), 1.0f / d)
+                            : (m == 2 ? c->n[0] : sinew_vec2_make(0.0f, 1.0f));
+    *hit = (plane_hit){n.x, n.y, sinew_vec2_dot(n, q) + reach};
+    return true;
+}
+
+// First time t in [0, 1] at which the segment a + t (b - a) enters the disc (center, radius),
+// coming from outside; returns false when it does not.
+static bool ray_circle(sinew_vec2 a, sinew_vec2 d, sinew_vec2 center, float radius, float *t)
+{
+    sinew_vec2 f = sinew_vec2_sub(a, center);
+    float A = sinew_vec2_dot(d, d), B = sinew_vec2_dot(f, d), C = sinew_vec2_dot(f, f) - radius * radius;
+    if (C < 0.0f || B >= 0.0f || !(A > 0.0f)) { // starts inside, or moves away
+        return false;
+    }
+    float disc = B * B - A * C;
+    if (disc < 0.0f) {
+        return false;
+    }
+    float root = (-B - sqrtf(disc)) / A;
+    if (root < 0.0f || root > 1.0f) {
+        return false;
+    }
+    *t = root;
+    return true;
+}
+
+// Sweeps a particle of radius r from a to b against the collider: the entry plane, if it enters.
+static bool sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, plane_hit *hit)
+{
+    sinew_vec2 d = sinew_vec2_sub(b, a);
+    if (c->type == SINEW_COLLIDER_PLANE) {
+        float s0 = c->nx * a.x + c->ny * a.y - c->offset, s1 = c->nx * b.x + c->ny * b.y - c->offset;
+        if (s0 >= r && s1 < r) {
+            *hit = (plane_hit){c->nx, c->ny, c->offset + r};
+            return true;
+        }
+        return false;
+    }
+    const int m = c->vertex_count;
+    const float reach = c->radius + r;
+    float best = 2.0f;
+    sinew_vec2 n = {0.0f, 0.0f}, at = {0.0f, 0.0f};
+    for (int k = 0; k < m; ++k) { // the rounded corners
+        float t;
+        if (reach > 0.0f && ray_circle(a, d, c->v[k], reach, &t) && t < best) {
+            best = t;
+            at = sinew_vec2_mul_add(a, t, d);
+            n = sinew_vec2_scale(sinew_vec2_sub(at, c->v[k]), 1.0f / reach);
+        }
+    }
+    const int edges = m >= 2 ? m : 0; // a capsule has two faces: v0->v1 and v1->v0
+    for (int k = 0; k < edges; ++k) {
+        sinew_vec2 nk = c->n[k];
+        float dn = sinew_vec2_dot(d, nk);
+        if (!(dn < 0.0f)) {
+            continue; // not moving into this face
+        }
+        sinew_vec2 e0 = sinew_vec2_mul_add(c->v[k], reach, nk), e1 = sinew_vec2_mul_add(c->v[(k + 1) % m], reach, nk);
+        float t = (sinew_vec2_dot(nk, e0) - sinew_vec2_dot(nk, a)) / dn;
+        if (t < 0.0f || t > 1.0f || t >= best) {
+            continue;
+        }
+        sinew_vec2 p = sinew_vec2_mul_add(a, t, d), edge = sinew_vec2_sub(e1, e0);
+        float u = sinew_vec2_dot(sinew_vec2_sub(p, e0), edge);
+        if (u < 0.0f || u > sinew_vec2_length_sq(edge)) {
+            continue; // past the face's ends: the corners handle it
+        }
+        best = t;
+        at = p;
+        n = nk;
+    }
+    if (best > 1.0f) {
+        return false;
+    }
+    *hit = (plane_hit){n.x, n.y, sinew_vec2_dot(n, at)};
+    return true;
+}
+
+// ---- particle-collider contacts ---------------------------------------------------------------
+
+static sinew_status planes_resize(sinew_world *world, int new_capacity)
+{
+    sinew__planes *q = &world->planes;
+    sinew__field fields[] = {
+        {(void **)&q->c, sizeof(sinew__plane_contact)},
+        {(void **)&q->mu_s, sizeof(float)},
+        {(void **)&q->mu_k, sizeof(float)},
+    };
+    sinew_status s = sinew__block_resize(world, &q->block, &q->block_bytes, fields, 3, q->count, new_capacity);
+    if (s == SINEW_OK) {
+        q->capacity = new_capacity;
+    }
+    return s;
+}
+
+void sinew__planes_free(sinew_world *world)
+{
+    sinew__free(world, world->planes.block, world->planes.block_bytes);
+    memset(&world->planes, 0, sizeof world->planes);
+}
+
+static void emit(sinew_world *world, int i, const sinew__collider *c, const plane_hit *hit)
+{
+    sinew__planes *q = &world->planes;
+    if (q->count == q->capacity) {
+        int cap = sinew__grow_capacity(q->capacity, q->count + 1);
+        if (cap < 0 || planes_resize(world, cap) != SINEW_OK) {
+            world->dropped_contacts += 1;
+            return;
+        }
+    }
+    const sinew__particles *p = &world->particles;
+    const int k = q->count++;
+    q->c[k] = (sinew__plane_contact){i, hit->nx, hit->ny, hit->offset};
+    q->mu_s[k] = sqrtf(p->mu_s[i] * c->mu_s);
+    q->mu_k[k] = sqrtf(p->mu_k[i] * c->mu_k);
+}
+
+void sinew__planes_find(sinew_world *world)
+{
+    sinew__planes *q = &world->planes;
+    const sinew__particles *p = &world->particles;
+    const sinew__colliders *cs = &world->colliders;
+    q->count = 0;
+    if (cs->count == 0) {
+        return;
+    }
+    for (int i = 0; i < p->count; ++i) {
+        if ((p->flags[i] & SINEW_PARTICLE_COLLIDES) == 0u || p->w[i] == 0.0f) {
+            continue; // immovable particles need no collider contact
+        }
+        const sinew_vec2 at = {p->x[i], p->y[i]}, from = {p->px[i], p->py[i]};
+        const float r = p->radius[i];
+        const float moved2 = sinew_vec2_length_sq(sinew_vec2_sub(at, from));
+        const bool fast = moved2 > r * r; // could have skipped a thin collider
+        const float reach = fast ? r + sqrtf(moved2) : r;
+        for (int k = 0; k < cs->count; ++k) {
+            const sinew__collider *c = &cs->c[k];
+            if ((c->group & p->mask[i]) == 0u || (p->group[i] & c->mask) == 0u) {
+                continue;
+            }
+            const float reach_m = reach * SINEW__CONTACT_REACH;
+            if (c->type == SINEW_COLLIDER_POLYGON &&
+                (at.x + reach_m < c->minx || at.x - reach_m > c->maxx || at.y + reach_m < c->miny || at.y - reach_m > c->maxy)) {
+                continue;
+            }
+            plane_hit hit;
+            if ((fast && sweep(c, from, at, r, &hit)) || contact(c, at, r, &hit)) {
+                emit(world, i, c, &hit);
+            }
+        }
+    }
+}
+
+void sinew__planes_project(sinew_world *world, bool backward)
+{
+    const sinew__planes *q = &world->planes;
+    float *x = world->particles.x, *y = world->particles.y;
+    const int n = q->count;
+    for (int m = 0; m < n; ++m) {
+        const sinew__plane_contact *c = &q->c[backward ? n - 1 - m : m];
+        float s = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
+        s = s > 0.0f ? s : 0.0f; // only pushes out
+        x[c->i] += c->nx * s;
+        y[c->i] += c->ny * s;
+    }
+}
+
+void sinew__planes_count_active(sinew_world *world)
+{
+    const sinew__planes *q = &world->planes;
+    const float *x = world->particles.x, *y = world->particles.y;
+    float *n = world->particles.inv_n;
+    for (int m = 0; m < q->count; ++m) {
+        const sinew__plane_contact *c = &q->c[m];
+        n[c->i] += c->offset - (c->nx * x[c->i] + c->ny * y[c->i]) > 0.0f ? 1.0f : 0.0f;
+    }
+}
+
+void sinew__planes_accumulate(sinew_world *world, float omega)
+{
+    const sinew__planes *q = &world->planes;
+    const float *x = world->particles.x, *y = world->particles.y;
+    const float *inv_n = world->particles.inv_n;
+    sinew__jacobi_sum *acc = world->particles.acc;
+    for (int m = 0; m < q->count; ++m) {
+        const sinew__plane_contact *c = &q->c[m];
+        float s = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
+        s = s > 0.0f ? omega * inv_n[c->i] * s : 0.0f;
+        acc[c->i].dx += (double)(c->nx * s);
+        acc[c->i].dy += (double)(c->ny * s);
+    }
+}
+
+void sinew__planes_error(const sinew_world *world, float *max_error, double *sum_sq)
+{
+    const sinew__planes *q = &world->planes;
+    const float *x = world->particles.x, *y = world->particles.y;
+    float mx = 0.0f;
+    double sq = 0.0;
+    for (int m = 0; m < q->count; ++m) {
+        const sinew__plane_contact *c = &q->c[m];
+        float e = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
+        e = e > 0.0f ? e : (e <= 0.0f ? 0.0f : e); // keeps NaN
+        mx = !(e <= mx) ? e : mx;
+        sq += (double)e * e;
+    }
+    *max_error = mx;
+    *sum_sq = sq;
+}
+
+void sinew__planes_friction(sinew_world *world, bool jacobi)
+{
+    const sinew__planes *q = &world->planes;
+    sinew__particles *p = &world->particles;
+    for (int m = 0; m < q->count; ++m) {
+        const sinew__plane_contact *c = &q->c[m];
+        const int i = c->i;
+        float rx = p->x[i] - p->px[i], ry = p->y[i] - p->py[i];
+        float rn = rx * c->nx + ry * c->ny;
+        float push = rn - (p->dx[i] * c->nx + p->dy[i] * c->ny); // what the solve added along n
+        if (!(push > 0.0f)) {
+            continue;
+        }
+        float tx = rx - rn * c->nx, ty = ry - rn * c->ny;
+        float t = sqrtf(tx * tx + ty * ty);
+        if (!(t > 0.0f)) {
+            continue;
+        }
+        float f = t < q->mu_s[m] * push ? 1.0f : fminf(q->mu_k[m] * push / t, 1.0f);
+        if (jacobi) {
+            p->acc[i].dx -= (double)(p->inv_n[i] * f * tx);
+            p->acc[i].dy -= (double)(p->inv_n[i] * f * ty);
+        } else {
+            p->x[i] -= f * tx;
+            p->y[i] -= f * ty;
+        }
+    }
+}
+
+void sinew__planes_velocity(sinew_world *world, bool jacobi, bool count)
+{
+    const sinew__planes *q = &world->planes;
+    sinew__particles *p = &world->particles;
+    for (int m = 0; m < q->count; ++m) {
+        const sinew__plane_contact *c = &q->c[m];
+        const int i = c->i;
+        float before = p->dx_pre[i] * c->nx + p->dy_pre[i] * c->ny;
+        float after = p->dx[i] * c->nx + p->dy[i] * c->ny;
+        float limit = before > 0.0f ? before : 0.0f;
+        if (!(after > limit)) {
+            continue;
+        }
+        if (count) {
+            p->inv_n[i] += 1.0f;
+        } else if (jacobi) {
+            p->acc[i].dx -= (double)(p->inv_n[i] * (after - limit) * c->nx);
+            p->acc[i].dy -= (double)(p->inv_n[i] * (after - limit) * c->ny);
+        } else {
+            p->dx[i] -= (after - limit) * c->nx;
+            p->dy[i] -= (after - limit) * c->ny;
+        }
+    }
+}

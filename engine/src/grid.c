@@ -1,0 +1,109 @@
+// The uniform grid: colliding particles sorted by cell with a counting sort, every sub-step.
+// Cell size is the contact reach of two of the largest particles, so two particles close enough
+// for a contact are in the same or adjacent cells. The number of cells is capped near two per particle: a particle flung far away makes the
+// cells larger (more candidates per cell), never the grid huge.
+#include <string.h>
+
+#include "world_internal.h"
+
+static bool grid_reserve(sinew_world *world, int cells)
+{
+    sinew__grid *g = &world->grid;
+    if (cells <= g->capacity) {
+        return true;
+    }
+    int cap = sinew__grow_capacity(g->capacity, cells);
+    if (cap < 0) {
+        return false;
+    }
+    sinew__field f[] = {{(void **)&g->cell_start, sizeof(uint32_t)}};
+    if (sinew__block_resize(world, &g->block, &g->block_bytes, f, 1, 0, cap + 1) != SINEW_OK) {
+        return false;
+    }
+    g->capacity = cap;
+    return true;
+}
+
+void sinew__grid_free(sinew_world *world)
+{
+    sinew__free(world, world->grid.block, world->grid.block_bytes);
+    memset(&world->grid, 0, sizeof world->grid);
+}
+
+bool sinew__grid_build(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    sinew__grid *g = &world->grid;
+    const int n = p->count;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius;
+    const uint32_t *restrict flags = p->flags;
+    float minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY, maxr = 0.0f;
+    int m = 0;
+    for (int i = 0; i < n; ++i) {
+        if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
+            minx = x[i] < minx ? x[i] : minx;
+            maxx = x[i] > maxx ? x[i] : maxx;
+            miny = y[i] < miny ? y[i] : miny;
+            maxy = y[i] > maxy ? y[i] : maxy;
+            maxr = r[i] > maxr ? r[i] : maxr;
+            m += 1;
+        }
+    }
+    g->valid = false;
+    g->sorted_count = 0;
+    g->nx = g->ny = 0;
+    g->max_radius = maxr;
+    if (m == 0) {
+        g->valid = true;
+        return true;
+    }
+    const double w = (double)maxx - minx, h = (double)maxy - miny;
+    const double limit = 2.0 * m + 64.0;
+    double cell = maxr > 0.0f ? 2.0 * maxr * SINEW__CONTACT_REACH : fmax(sqrt(w * h / m), 1e-3);
+    double nxd = floor(w / cell) + 1.0, nyd = floor(h / cell) + 1.0;
+    while (nxd * nyd > limit) {
+        cell *= fmax(sqrt(nxd * nyd / limit), 1.01);
+        nxd = floor(w / cell) + 1.0;
+        nyd = floor(h / cell) + 1.0;
+    }
+    const int nx = (int)nxd, ny = (int)nyd, cells = nx * ny;
+    if (!grid_reserve(world, cells)) {
+        return false;
+    }
+    g->nx = nx;
+    g->ny = ny;
+    g->minx = minx;
+    g->miny = miny;
+    g->cell = (float)cell;
+    g->inv_cell = (float)(1.0 / cell);
+
+    uint32_t *restrict start = g->cell_start;
+    uint32_t *restrict cell_of = p->cell_of;
+    memset(start, 0, sizeof(uint32_t) * (size_t)(cells + 1));
+    const float inv = g->inv_cell;
+    for (int i = 0; i < n; ++i) {
+        if ((flags[i] & SINEW_PARTICLE_COLLIDES) == 0u) {
+            cell_of[i] = UINT32_MAX;
+            continue;
+        }
+        int cx = (int)((x[i] - minx) * inv), cy = (int)((y[i] - miny) * inv);
+        cx = cx < nx ? cx : nx - 1; // rounding at the far edge
+        cy = cy < ny ? cy : ny - 1;
+        uint32_t c = (uint32_t)(cy * nx + cx);
+        cell_of[i] = c;
+        start[c] += 1u;
+    }
+    for (int c = 1; c < cells; ++c) { // inclusive prefix sum: start[c] = end of cell c
+        start[c] += start[c - 1];
+    }
+    start[cells] = (uint32_t)m;
+    uint32_t *restrict sorted = p->sorted;
+    for (int i = n - 1; i >= 0; --i) { // backwards, so each cell lists its particles in order
+        if (cell_of[i] != UINT32_MAX) {
+            sorted[--start[cell_of[i]]] = (uint32_t)i;
+        }
+    }
+    g->sorted_count = m;
+    g->valid = true;
+    return true;
+}
