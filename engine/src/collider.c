@@ -74,8 +74,8 @@ static sinew_status add(sinew_world *world, const sinew_collider_def *def, sinew
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "collider create: growing the id pool failed");
     }
-    c->mu_s = def->friction;
-    c->mu_k = def->kinetic_friction;
+    c->mu_s = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
+    c->mu_k = sqrtf(def->kinetic_friction);
     c->group = def->group;
     c->mask = def->mask;
     c->user_data = def->user_data;
@@ -487,8 +487,8 @@ static void emit(sinew_world *world, int i, const sinew__collider *c, const plan
     const sinew__particles *p = &world->particles;
     const int k = q->count++;
     q->c[k] = (sinew__plane_contact){i, hit->nx, hit->ny, hit->offset};
-    q->mu_s[k] = sqrtf(p->mu_s[i] * c->mu_s);
-    q->mu_k[k] = sqrtf(p->mu_k[i] * c->mu_k);
+    q->mu_s[k] = p->mu_s[i] * c->mu_s; // both square roots: sqrt(a b)
+    q->mu_k[k] = p->mu_k[i] * c->mu_k;
 }
 
 void sinew__planes_find(sinew_world *world)
@@ -584,56 +584,35 @@ void sinew__planes_error(const sinew_world *world, float *max_error, double *sum
     *sum_sq = sq;
 }
 
-void sinew__planes_friction(sinew_world *world, bool jacobi)
+void sinew__planes_respond(sinew_world *world, bool jacobi)
 {
     const sinew__planes *q = &world->planes;
     sinew__particles *p = &world->particles;
     for (int m = 0; m < q->count; ++m) {
         const sinew__plane_contact *c = &q->c[m];
         const int i = c->i;
-        float rx = p->x[i] - p->px[i], ry = p->y[i] - p->py[i];
-        float rn = rx * c->nx + ry * c->ny;
-        float push = rn - (p->dx[i] * c->nx + p->dy[i] * c->ny); // what the solve added along n
-        if (!(push > 0.0f)) {
-            continue;
-        }
-        float tx = rx - rn * c->nx, ty = ry - rn * c->ny;
-        float t = sqrtf(tx * tx + ty * ty);
-        if (!(t > 0.0f)) {
-            continue;
-        }
-        float f = t < q->mu_s[m] * push ? 1.0f : fminf(q->mu_k[m] * push / t, 1.0f);
+        float fx, fy, vx, vy; // the collider does not move: relative motion is the particle's
+        sinew__contact_response(c->nx, c->ny, p->dx_pre[i], p->dy_pre[i], p->dx[i], p->dy[i], q->mu_s[m], q->mu_k[m],
+                                &fx, &fy, &vx, &vy);
         if (jacobi) {
-            p->acc[i].dx -= (double)(p->inv_n[i] * f * tx);
-            p->acc[i].dy -= (double)(p->inv_n[i] * f * ty);
+            const float share = p->inv_n[i];
+            p->acc[i].dx += (double)(share * vx);
+            p->acc[i].dy += (double)(share * vy);
+            p->acc2[i].dx += (double)(share * fx);
+            p->acc2[i].dy += (double)(share * fy);
         } else {
-            p->x[i] -= f * tx;
-            p->y[i] -= f * ty;
+            p->dx[i] += vx;
+            p->dy[i] += vy;
+            p->x[i] += fx;
+            p->y[i] += fy;
         }
     }
 }
 
-void sinew__planes_velocity(sinew_world *world, bool jacobi, bool count)
+void sinew__planes_count(sinew_world *world)
 {
     const sinew__planes *q = &world->planes;
-    sinew__particles *p = &world->particles;
     for (int m = 0; m < q->count; ++m) {
-        const sinew__plane_contact *c = &q->c[m];
-        const int i = c->i;
-        float before = p->dx_pre[i] * c->nx + p->dy_pre[i] * c->ny;
-        float after = p->dx[i] * c->nx + p->dy[i] * c->ny;
-        float limit = before > 0.0f ? before : 0.0f;
-        if (!(after > limit)) {
-            continue;
-        }
-        if (count) {
-            p->inv_n[i] += 1.0f;
-        } else if (jacobi) {
-            p->acc[i].dx -= (double)(p->inv_n[i] * (after - limit) * c->nx);
-            p->acc[i].dy -= (double)(p->inv_n[i] * (after - limit) * c->ny);
-        } else {
-            p->dx[i] -= (after - limit) * c->nx;
-            p->dy[i] -= (after - limit) * c->ny;
-        }
+        world->particles.inv_n[q->c[m].i] += 1.0f;
     }
 }

@@ -29,9 +29,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
     sinew__contacts *k = &world->contacts;
     sinew__field fields[] = {
         {(void **)&k->l.c, sizeof(sinew__distance)},  {(void **)&k->l.block_free, sizeof(uint8_t)},
-        {(void **)&k->mu_s, sizeof(float)},           {(void **)&k->mu_k, sizeof(float)},
-        {(void **)&k->found, sizeof(sinew__distance)}, {(void **)&k->found_mu_s, sizeof(float)},
-        {(void **)&k->found_mu_k, sizeof(float)},     {(void **)&k->found_color, sizeof(uint8_t)},
+        {(void **)&k->found, sizeof(sinew__distance)}, {(void **)&k->found_color, sizeof(uint8_t)},
     };
     sinew_status s = sinew__block_resize(world, &k->block, &k->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), k->l.count, new_capacity);
@@ -86,73 +84,67 @@ static bool linked(const sinew_world *world, int a, int b)
 }
 
 typedef struct search {
-    sinew_world *world;
-    const float *x, *y, *r, *w;
-    const uint32_t *group, *mask;
-    bool color, skip_linked;
     int count;
     int histogram[SINEW__OVERFLOW_COLOR + 1];
 } search;
 
-static void emit(search *s, int a, int b)
+// Makes room for `more` contacts after the first `count`. False when memory ran out.
+static bool reserve(sinew_world *world, int count, int more)
 {
-    const float dx = s->x[b] - s->x[a], dy = s->y[b] - s->y[a], r = s->r[a] + s->r[b];
-    const float reach = r * SINEW__CONTACT_REACH;
-    const float d2 = dx * dx + dy * dy;
-    if (d2 >= reach * reach) {
-        return;
-    }
-    if ((s->w[a] == 0.0f && s->w[b] == 0.0f) || (s->group[a] & s->mask[b]) == 0u ||
-        (s->group[b] & s->mask[a]) == 0u) {
-        return;
-    }
-    sinew_world *world = s->world;
-    if (s->skip_linked && world->particles.link_n[a] != 0u && linked(world, a, b)) {
-        return;
-    }
     sinew__contacts *k = &world->contacts;
-    if (s->count == k->capacity) {
-        int cap = sinew__grow_capacity(k->capacity, s->count + 1);
-        k->l.count = s->count; // what the resize keeps
-        if (cap < 0 || contacts_resize(world, cap) != SINEW_OK) {
-            world->dropped_contacts += 1;
-            return;
-        }
+    if (count + more <= k->capacity) {
+        return true;
     }
-    const int m = s->count++;
-    k->found[m] = (sinew__distance){a, b, r, INFINITY};
-    k->found_mu_s[m] = sqrtf(world->particles.mu_s[a] * world->particles.mu_s[b]);
-    k->found_mu_k[m] = sqrtf(world->particles.mu_k[a] * world->particles.mu_k[b]);
-    if (s->color) {
-        uint32_t *colors = world->particles.colors;
-        const uint32_t ca = s->w[a] > 0.0f ? colors[a] : 0u, cb = s->w[b] > 0.0f ? colors[b] : 0u;
-        const int c = lowest_clear_bit(ca | cb);
-        if (c < SINEW__OVERFLOW_COLOR) {
-            colors[a] |= s->w[a] > 0.0f ? 1u << c : 0u;
-            colors[b] |= s->w[b] > 0.0f ? 1u << c : 0u;
-        }
-        k->found_color[m] = (uint8_t)c;
-        s->histogram[c] += 1;
-    }
+    int cap = sinew__grow_capacity(k->capacity, count + more);
+    k->l.count = count; // what the resize keeps
+    return cap >= 0 && contacts_resize(world, cap) == SINEW_OK;
 }
 
-// Pairs of particle a with the particles of cell (cx, cy) from position `from` on.
-static void pair_with_cell(search *s, int a, int cx, int cy, bool same_cell_after_a)
+// Tests particle a against particles sorted[from .. to) and appends the contacts. A dense pile
+// makes the test a coin flip, so each pair is written unconditionally and the count moves on by
+// the outcome (no branch to mispredict). Room for to - from contacts must have been reserved.
+SINEW_FORCE_INLINE int pair_range(sinew_world *world, search *s, int a, uint32_t from, uint32_t to, bool color)
 {
-    const sinew__grid *g = &s->world->grid;
-    if (cx < 0 || cx >= g->nx || cy >= g->ny) {
-        return;
-    }
-    const int c = cy * g->nx + cx;
-    const uint32_t *sorted = s->world->particles.sorted;
-    uint32_t from = g->cell_start[c], to = g->cell_start[c + 1];
+    const sinew__particles *p = &world->particles;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius, *restrict w = p->w;
+    const uint32_t *restrict group = p->group, *restrict mask = p->mask, *restrict sorted = p->sorted;
+    uint32_t *restrict colors = p->colors;
+    sinew__contacts *k = &world->contacts;
+    sinew__distance *restrict found = k->found;
+    uint8_t *restrict found_color = k->found_color;
+    const bool skip_linked = world->skip_linked_pairs && p->link_n[a] != 0u;
+    const float xa = x[a], ya = y[a], ra = r[a];
+    const bool movable_a = w[a] > 0.0f;
+    const uint32_t ga = group[a], ma = mask[a];
+    uint32_t colors_a = movable_a ? colors[a] : 0u; // in a register: b is never a
+    int m = s->count;
     for (uint32_t q = from; q < to; ++q) {
         const int b = (int)sorted[q];
-        if (same_cell_after_a && b <= a) {
-            continue;
+        const float dx = x[b] - xa, dy = y[b] - ya, sum = ra + r[b];
+        const float reach = sum * SINEW__CONTACT_REACH;
+        const bool movable_b = w[b] > 0.0f;
+        bool hit = (dx * dx + dy * dy < reach * reach) & (movable_a | movable_b) & ((ga & mask[b]) != 0u) &
+                   ((group[b] & ma) != 0u);
+        if (skip_linked && hit) {
+            hit = !linked(world, a, b);
         }
-        emit(s, a, b);
+        found[m] = (sinew__distance){a, b, sum, INFINITY};
+        if (color) {
+            const uint32_t cb = movable_b ? colors[b] : 0u;
+            const int c = lowest_clear_bit(colors_a | cb);
+            const uint32_t bit = hit && c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
+            colors_a |= movable_a ? bit : 0u;
+            colors[b] |= movable_b ? bit : 0u;
+            found_color[m] = (uint8_t)c;
+            s->histogram[c] += hit;
+        }
+        m += hit;
     }
+    if (color && movable_a) {
+        colors[a] = colors_a;
+    }
+    s->count = m;
+    return m;
 }
 
 // Sorts the found contacts by colour into the solved arrays and marks the blocks that lie inside
@@ -170,8 +162,6 @@ static void sort_by_color(sinew_world *world, const search *s)
     for (int m = 0; m < s->count; ++m) {
         const int to = cursor[k->found_color[m]]++;
         k->l.c[to] = k->found[m];
-        k->mu_s[to] = k->found_mu_s[m];
-        k->mu_k[to] = k->found_mu_k[m];
     }
     const int blocks = (s->count + SINEW__LANES - 1) / SINEW__LANES;
     int c = 0;
@@ -184,6 +174,37 @@ static void sort_by_color(sinew_world *world, const search *s)
     }
 }
 
+SINEW_FORCE_INLINE void find_all(sinew_world *world, search *s, bool color)
+{
+    const sinew__particles *p = &world->particles;
+    const sinew__grid *g = &world->grid;
+    const uint32_t *restrict start = g->cell_start;
+    // Each cell meets itself and four of its neighbours (right, and the three above), so every
+    // pair of adjacent cells is visited once.
+    for (int cy = 0; cy < g->ny; ++cy) {
+        for (int cx = 0; cx < g->nx; ++cx) {
+            const int c = cy * g->nx + cx;
+            const bool right = cx + 1 < g->nx, left = cx > 0, up = cy + 1 < g->ny;
+            const int cu = c + g->nx;
+            for (uint32_t q = start[c]; q < start[c + 1]; ++q) {
+                const int a = (int)p->sorted[q];
+                // The rest of this cell and the right cell are contiguous in `sorted`, and so are the
+                // three cells above (up-left, up, up-right).
+                const uint32_t here_end = right ? start[c + 2] : start[c + 1];
+                const uint32_t u0 = up ? start[left ? cu - 1 : cu] : 0u;
+                const uint32_t u1 = up ? start[right ? cu + 2 : cu + 1] : 0u;
+                const int more = (int)(here_end - q - 1u + (u1 - u0));
+                if (!reserve(world, s->count, more)) {
+                    world->dropped_contacts += more; // at most this many
+                    continue;
+                }
+                pair_range(world, s, a, q + 1u, here_end, color);
+                pair_range(world, s, a, u0, u1, color);
+            }
+        }
+    }
+}
+
 void sinew__contacts_find(sinew_world *world, bool color)
 {
     sinew__contacts *k = &world->contacts;
@@ -193,129 +214,136 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
-    search s = {world, p->x, p->y, p->radius, p->w, p->group, p->mask, color, world->skip_linked_pairs, 0, {0}};
+    search s = {0, {0}};
     if (color) {
         memset(p->colors, 0, sizeof(uint32_t) * (size_t)p->count);
-    }
-    // Each cell meets itself and four of its neighbours (right, and the three above), so every
-    // pair of adjacent cells is visited once.
-    for (int cy = 0; cy < g->ny; ++cy) {
-        for (int cx = 0; cx < g->nx; ++cx) {
-            const int c = cy * g->nx + cx;
-            for (uint32_t q = g->cell_start[c]; q < g->cell_start[c + 1]; ++q) {
-                const int a = (int)p->sorted[q];
-                pair_with_cell(&s, a, cx, cy, true);
-                pair_with_cell(&s, a, cx + 1, cy, false);
-                pair_with_cell(&s, a, cx - 1, cy + 1, false);
-                pair_with_cell(&s, a, cx, cy + 1, false);
-                pair_with_cell(&s, a, cx + 1, cy + 1, false);
-            }
-        }
+        find_all(world, &s, true);
+    } else {
+        find_all(world, &s, false);
     }
     k->l.count = s.count;
     if (color) {
         sort_by_color(world, &s);
         return;
     }
-    // Jacobi: the order does not matter; the found arrays become the solved ones.
+    // Jacobi: the order does not matter; the found array becomes the solved one.
     sinew__distance *c = k->l.c;
-    float *mu_s = k->mu_s, *mu_k = k->mu_k;
     k->l.c = k->found;
-    k->mu_s = k->found_mu_s;
-    k->mu_k = k->found_mu_k;
     k->found = c;
-    k->found_mu_s = mu_s;
-    k->found_mu_k = mu_k;
     if (s.count > 0) {
         memset(k->l.block_free, 0, (size_t)(s.count + SINEW__LANES - 1) / SINEW__LANES);
     }
 }
 
-void sinew__contacts_friction(sinew_world *world, bool jacobi)
+// The response pass runs on every contact of every sub-step; whether a contact needs work is a
+// coin flip, so it is written without branches: guards that only ever scale a zero, 0/1 masks.
+
+// Eight contacts' inputs, gathered, so that the arithmetic in between runs in SIMD registers.
+typedef struct response_lanes {
+    float ex[SINEW__LANES], ey[SINEW__LANES], w_i[SINEW__LANES], w_j[SINEW__LANES];
+    float r0x[SINEW__LANES], r0y[SINEW__LANES], rx[SINEW__LANES], ry[SINEW__LANES];
+    float mu_s[SINEW__LANES], mu_k[SINEW__LANES];
+    float fx[SINEW__LANES], fy[SINEW__LANES], vx[SINEW__LANES], vy[SINEW__LANES], si[SINEW__LANES], sj[SINEW__LANES];
+} response_lanes;
+
+// Out of line: inlined, GCC unrolls the lane loop before it can vectorize it.
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void response_solve(response_lanes *restrict v)
+{
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        const float inv_d = 1.0f / sqrtf(v->ex[l] * v->ex[l] + v->ey[l] * v->ey[l] + SINEW__GUARD);
+        const float inv_ws = 1.0f / (v->w_i[l] + v->w_j[l] + SINEW__GUARD);
+        sinew__contact_response(v->ex[l] * inv_d, v->ey[l] * inv_d, v->r0x[l], v->r0y[l], v->rx[l], v->ry[l],
+                                v->mu_s[l], v->mu_k[l], &v->fx[l], &v->fy[l], &v->vx[l], &v->vy[l]);
+        v->si[l] = v->w_i[l] * inv_ws;
+        v->sj[l] = v->w_j[l] * inv_ws;
+    }
+}
+
+SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
 {
     const sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
-    float *x = p->x, *y = p->y;
-    const float *px = p->px, *py = p->py, *w = p->w, *dx0 = p->dx, *dy0 = p->dy;
-    for (int m = 0; m < k->l.count; ++m) {
-        const int i = k->l.c[m].i, j = k->l.c[m].j;
-        const float ws = w[i] + w[j];
-        float dx = x[j] - x[i], dy = y[j] - y[i];
-        float d = sqrtf(dx * dx + dy * dy);
-        if (!(d > 0.0f) || !(ws > 0.0f)) {
-            continue;
-        }
-        float nx = dx / d, ny = dy / d;
-        // Relative motion of i against j over the sub-step, and what the solve did to it along the
-        // normal: that push (the normal impulse times h) sets the friction cone.
-        float rx = (x[i] - px[i]) - (x[j] - px[j]), ry = (y[i] - py[i]) - (y[j] - py[j]);
-        float rn = rx * nx + ry * ny;
-        float push = (dx0[i] - dx0[j]) * nx + (dy0[i] - dy0[j]) * ny - rn; // approach removed
-        if (!(push > 0.0f)) {
-            continue;
-        }
-        float tx = rx - rn * nx, ty = ry - rn * ny;
-        float t = sqrtf(tx * tx + ty * ty);
-        if (!(t > 0.0f)) {
-            continue;
-        }
-        // Static: cancel it while it is inside the cone mu_s * push; kinetic: take off mu_k * push.
-        float f = t < k->mu_s[m] * push ? 1.0f : fminf(k->mu_k[m] * push / t, 1.0f);
-        float fi = f * w[i] / ws, fj = f * w[j] / ws;
-        if (jacobi) {
-            const float share = p->inv_n[i] < p->inv_n[j] ? p->inv_n[i] : p->inv_n[j];
-            p->acc[i].dx -= (double)(share * fi * tx);
-            p->acc[i].dy -= (double)(share * fi * ty);
-            p->acc[j].dx += (double)(share * fj * tx);
-            p->acc[j].dy += (double)(share * fj * ty);
-        } else {
-            x[i] -= fi * tx;
-            y[i] -= fi * ty;
-            x[j] += fj * tx;
-            y[j] += fj * ty;
+    float *restrict x = p->x, *restrict y = p->y, *restrict dx = p->dx, *restrict dy = p->dy;
+    const float *restrict w = p->w, *restrict dx0 = p->dx_pre, *restrict dy0 = p->dy_pre;
+    const float *restrict inv_n = p->inv_n, *restrict mu_s = p->mu_s, *restrict mu_k = p->mu_k;
+    sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
+    const int n = k->l.count;
+    for (int first = 0; first < n; first += SINEW__LANES) {
+        // A block goes together when its contacts share no movable particle (Jacobi: always); a
+        // block that does not, or the last partial one, goes one contact at a time.
+        const int lanes = n - first < SINEW__LANES ? n - first : SINEW__LANES;
+        const bool together = lanes == SINEW__LANES && (jacobi || k->l.block_free[first / SINEW__LANES]);
+        const int groups = together ? 1 : lanes;
+        for (int g = 0; g < groups; ++g) {
+            const int from = together ? first : first + g, count = together ? SINEW__LANES : 1;
+            response_lanes v;
+            for (int l = 0; l < count; ++l) {
+                const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
+                v.ex[l] = x[j] - x[i];
+                v.ey[l] = y[j] - y[i];
+                v.w_i[l] = w[i];
+                v.w_j[l] = w[j];
+                v.r0x[l] = dx0[j] - dx0[i];
+                v.r0y[l] = dy0[j] - dy0[i];
+                v.rx[l] = dx[j] - dx[i];
+                v.ry[l] = dy[j] - dy[i];
+                // Frictions are kept as square roots per particle: the pair's is the product.
+                v.mu_s[l] = mu_s[i] * mu_s[j];
+                v.mu_k[l] = mu_k[i] * mu_k[j];
+            }
+            for (int l = count; l < SINEW__LANES; ++l) { // unused lanes: harmless zeros
+                v.ex[l] = v.ey[l] = v.w_i[l] = v.w_j[l] = v.r0x[l] = v.r0y[l] = v.rx[l] = v.ry[l] = 0.0f;
+                v.mu_s[l] = v.mu_k[l] = 0.0f;
+            }
+            response_solve(&v);
+            for (int l = 0; l < count; ++l) {
+                const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
+                float si = v.si[l], sj = v.sj[l];
+                if (jacobi) {
+                    const float share = inv_n[i] < inv_n[j] ? inv_n[i] : inv_n[j];
+                    si *= share;
+                    sj *= share;
+                    acc[i].dx -= (double)(si * v.vx[l]);
+                    acc[i].dy -= (double)(si * v.vy[l]);
+                    acc[j].dx += (double)(sj * v.vx[l]);
+                    acc[j].dy += (double)(sj * v.vy[l]);
+                    acc2[i].dx -= (double)(si * v.fx[l]);
+                    acc2[i].dy -= (double)(si * v.fy[l]);
+                    acc2[j].dx += (double)(sj * v.fx[l]);
+                    acc2[j].dy += (double)(sj * v.fy[l]);
+                } else {
+                    dx[i] -= si * v.vx[l];
+                    dy[i] -= si * v.vy[l];
+                    dx[j] += sj * v.vx[l];
+                    dy[j] += sj * v.vy[l];
+                    x[i] -= si * v.fx[l];
+                    y[i] -= si * v.fy[l];
+                    x[j] += sj * v.fx[l];
+                    y[j] += sj * v.fy[l];
+                }
+            }
         }
     }
 }
 
-void sinew__contacts_velocity(sinew_world *world, bool jacobi, bool count)
+void sinew__contacts_respond(sinew_world *world, bool jacobi)
+{
+    if (jacobi) {
+        respond_kernel(world, true);
+    } else {
+        respond_kernel(world, false);
+    }
+}
+
+void sinew__contacts_count(sinew_world *world)
 {
     const sinew__contacts *k = &world->contacts;
-    sinew__particles *p = &world->particles;
-    const float *x = p->x, *y = p->y, *w = p->w;
-    float *dx = p->dx, *dy = p->dy;
+    float *inv_n = world->particles.inv_n;
     for (int m = 0; m < k->l.count; ++m) {
-        const int i = k->l.c[m].i, j = k->l.c[m].j;
-        float nx = x[j] - x[i], ny = y[j] - y[i];
-        float d = sqrtf(nx * nx + ny * ny);
-        float ws = w[i] + w[j];
-        if (!(d > 0.0f) || !(ws > 0.0f)) {
-            continue;
-        }
-        nx /= d;
-        ny /= d;
-        float before = (p->dx_pre[j] - p->dx_pre[i]) * nx + (p->dy_pre[j] - p->dy_pre[i]) * ny;
-        float after = (dx[j] - dx[i]) * nx + (dy[j] - dy[i]) * ny;
-        float limit = before > 0.0f ? before : 0.0f;
-        if (!(after > limit)) {
-            continue;
-        }
-        if (count) {
-            p->inv_n[i] += 1.0f;
-            p->inv_n[j] += 1.0f;
-            continue;
-        }
-        float excess = (after - limit) / ws;
-        if (jacobi) {
-            excess *= p->inv_n[i] < p->inv_n[j] ? p->inv_n[i] : p->inv_n[j];
-            p->acc[i].dx += (double)(w[i] * excess * nx);
-            p->acc[i].dy += (double)(w[i] * excess * ny);
-            p->acc[j].dx -= (double)(w[j] * excess * nx);
-            p->acc[j].dy -= (double)(w[j] * excess * ny);
-        } else {
-            dx[i] += w[i] * excess * nx;
-            dy[i] += w[i] * excess * ny;
-            dx[j] -= w[j] * excess * nx;
-            dy[j] -= w[j] * excess * ny;
-        }
+        inv_n[k->l.c[m].i] += 1.0f;
+        inv_n[k->l.c[m].j] += 1.0f;
     }
 }

@@ -33,6 +33,7 @@ static sinew_status particles_resize(sinew_world *world, int new_capacity)
         {(void **)&p->link_start, sizeof(uint32_t)}, {(void **)&p->link_n, sizeof(uint32_t)},
         {(void **)&p->dx_pre, sizeof(float)},     {(void **)&p->dy_pre, sizeof(float)},
         {(void **)&p->acc, sizeof(sinew__jacobi_sum)},
+        {(void **)&p->acc2, sizeof(sinew__jacobi_sum)},
         {(void **)&p->inv_n, sizeof(float)},
     };
     sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
@@ -117,12 +118,13 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->user_data[i] = def->user_data;
     p->group[i] = def->group;
     p->mask[i] = def->mask;
-    p->mu_s[i] = def->friction;
-    p->mu_k[i] = def->kinetic_friction;
+    p->mu_s[i] = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
+    p->mu_k[i] = sqrtf(def->kinetic_friction);
     p->cell_of[i] = UINT32_MAX;
     p->link_start[i] = p->link_n[i] = 0u;
     world->grid.valid = false;
     memset(&p->acc[i], 0, sizeof p->acc[i]);
+    memset(&p->acc2[i], 0, sizeof p->acc2[i]);
     p->inv_n[i] = 0.0f;
     uint32_t slot = sinew__id_take(&p->ids, (uint32_t)i);
     p->id_slot[i] = slot;
@@ -164,6 +166,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         p->mu_s[i] = p->mu_s[last];
         p->mu_k[i] = p->mu_k[last];
         p->acc[i] = p->acc[last];
+        p->acc2[i] = p->acc2[last];
         p->inv_n[i] = p->inv_n[last];
         p->id_slot[i] = p->id_slot[last];
         p->ids.dense[p->id_slot[i]] = (uint32_t)i;

@@ -172,55 +172,32 @@ static void find_contacts(sinew_world *world, bool color)
     sinew__planes_find(world);
 }
 
-// Position-based friction after the iterations. In Jacobi mode the friction corrections are
-// summed too, each scaled by 1 / max(n_i, n_j) with n = contacts on the particle, so that it stays
-// order independent.
-static void apply_friction(sinew_world *world, bool jacobi)
-{
-    if (world->contacts.l.count == 0 && world->planes.count == 0) {
-        return;
-    }
-    if (jacobi) {
-        sinew__particles *p = &world->particles;
-        memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
-        for (int k = 0; k < world->contacts.l.count; ++k) {
-            p->inv_n[world->contacts.l.c[k].i] += 1.0f;
-            p->inv_n[world->contacts.l.c[k].j] += 1.0f;
-        }
-        for (int k = 0; k < world->planes.count; ++k) {
-            p->inv_n[world->planes.c[k].i] += 1.0f;
-        }
-        invert_counts(world);
-    }
-    sinew__contacts_friction(world, jacobi);
-    sinew__planes_friction(world, jacobi);
-    if (jacobi) {
-        jacobi_apply(world);
-    }
-}
-
-// The contact velocity pass (see sinew__contacts_velocity), between finishing the sub-step and
-// the next one. Jacobi mode sums it like every other correction.
-static void contact_velocities(sinew_world *world, bool jacobi)
+// After the sub-step is finished: friction and the velocity clamp of the contacts (see
+// sinew__contacts_respond). Jacobi mode scales each contact by 1 / max(n_i, n_j), n = contacts on
+// the particle, and applies the sums together, so that it stays order independent.
+static void respond_to_contacts(sinew_world *world, bool jacobi)
 {
     if (world->contacts.l.count == 0 && world->planes.count == 0) {
         return;
     }
     sinew__particles *p = &world->particles;
-    if (jacobi) {
-        memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
-        sinew__contacts_velocity(world, true, true);
-        sinew__planes_velocity(world, true, true);
-        invert_counts(world);
+    if (!jacobi) {
+        sinew__contacts_respond(world, false);
+        sinew__planes_respond(world, false);
+        return;
     }
-    sinew__contacts_velocity(world, jacobi, false);
-    sinew__planes_velocity(world, jacobi, false);
-    if (jacobi) {
-        for (int i = 0; i < p->count; ++i) {
-            p->dx[i] += (float)p->acc[i].dx;
-            p->dy[i] += (float)p->acc[i].dy;
-            p->acc[i].dx = p->acc[i].dy = 0.0;
-        }
+    memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
+    sinew__contacts_count(world);
+    sinew__planes_count(world);
+    invert_counts(world);
+    sinew__contacts_respond(world, true);
+    sinew__planes_respond(world, true);
+    for (int i = 0; i < p->count; ++i) {
+        p->dx[i] += (float)p->acc[i].dx;
+        p->dy[i] += (float)p->acc[i].dy;
+        p->x[i] += (float)p->acc2[i].dx;
+        p->y[i] += (float)p->acc2[i].dy;
+        p->acc[i].dx = p->acc[i].dy = p->acc2[i].dx = p->acc2[i].dy = 0.0;
     }
 }
 
@@ -286,7 +263,6 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 record(world, s, it + 1);
             }
         }
-        apply_friction(world, jacobi);
         const bool contacts = world->contacts.l.count > 0 || world->planes.count > 0;
         if (contacts) { // the displacement before the solve, for the contact velocity pass
             memcpy(world->particles.dx_pre, world->particles.dx, sizeof(float) * (size_t)world->particles.count);
@@ -294,7 +270,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         }
         reset += sinew__particles_finish_substep(world);
         if (contacts) {
-            contact_velocities(world, jacobi);
+            respond_to_contacts(world, jacobi);
         }
     }
 

@@ -46,7 +46,7 @@ typedef struct sinew__particles {
     // Jacobi sums per particle, in double so that their value, once rounded to float, does not
     // depend on the order constraints were added in: Jacobi results are order independent.
     uint32_t *group, *mask;
-    float *mu_s, *mu_k;  // static and kinetic friction
+    float *mu_s, *mu_k;  // square roots of the static and kinetic friction (a pair's is the product)
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     uint32_t *cell_of;   // grid cell of the particle, or UINT32_MAX when it does not collide
     uint32_t *sorted;    // particle indices sorted by cell
@@ -54,6 +54,7 @@ typedef struct sinew__particles {
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
     float *dx_pre, *dy_pre; // displacement before the solve of the sub-step (contact velocity pass)
     sinew__jacobi_sum *acc;
+    sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
                          // immovable); a count while being built. Apart from acc: it stays in cache
     sinew__id_pool ids;
@@ -104,10 +105,8 @@ typedef struct sinew__contacts {
     size_t block_bytes;
     int capacity;
     sinew__links l;
-    float *mu_s, *mu_k;          // combined friction
     // Where the search writes before the colour sort.
     sinew__distance *found;
-    float *found_mu_s, *found_mu_k;
     uint8_t *found_color;
 } sinew__contacts;
 
@@ -135,7 +134,7 @@ typedef struct sinew__collider {
     sinew_vec2 v[SINEW_POLYGON_MAX_VERTICES];
     sinew_vec2 n[SINEW_POLYGON_MAX_VERTICES];
     float minx, miny, maxx, maxy; // bounds including the radius
-    float mu_s, mu_k;
+    float mu_s, mu_k; // square roots of the frictions, like the particles'
     uint32_t group, mask;
     void *user_data;
 } sinew__collider;
@@ -302,6 +301,35 @@ void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from);
 // correction during the iterations is solved in the same sub-step.
 #define SINEW__CONTACT_REACH 1.1f
 
+#define SINEW__GUARD 1e-30f // added to a divisor that is 0 only when what it divides is 0
+
+// Friction and the velocity clamp of one contact, from its normal n (i to j), the relative
+// displacement of j against i before the solve (rel0) and after it (rel). Writes the change of the
+// relative displacement due to friction (f, tangential) and in all (v = f + normal clamp).
+SINEW_FORCE_INLINE void sinew__contact_response(float nx, float ny, float rel0x, float rel0y, float relx, float rely,
+                                         float mu_s, float mu_k, float *fx, float *fy, float *vx, float *vy)
+{
+    const float before = rel0x * nx + rel0y * ny, after = relx * nx + rely * ny;
+    // What the solve added along the normal (the normal impulse times h) sets the friction cone.
+    float push = after - before;
+    push = push > 0.0f ? push : 0.0f;
+    // The solve may stop an approach, never start a separation: pushing overlap out is no bounce.
+    const float limit = before > 0.0f ? before : 0.0f;
+    float excess = after - limit;
+    excess = excess > 0.0f ? excess : 0.0f;
+    // Static friction cancels the tangential motion inside the cone mu_s * push; kinetic takes off
+    // mu_k * push of it.
+    const float tx = relx - after * nx, ty = rely - after * ny;
+    const float t = sqrtf(tx * tx + ty * ty);
+    float kinetic = mu_k * push / (t + SINEW__GUARD);
+    kinetic = kinetic < 1.0f ? kinetic : 1.0f;
+    const float f = t < mu_s * push ? 1.0f : kinetic;
+    *fx = -f * tx;
+    *fy = -f * ty;
+    *vx = *fx - excess * nx;
+    *vy = *fy - excess * ny;
+}
+
 // grid.c: the uniform grid of colliding particles.
 // Rebuilds the grid at the current positions. Returns false when it could not grow (memory).
 bool sinew__grid_build(sinew_world *world);
@@ -309,7 +337,12 @@ void sinew__grid_free(sinew_world *world);
 
 // contact.c: particle-particle contacts.
 void sinew__contacts_find(sinew_world *world, bool color);
-void sinew__contacts_friction(sinew_world *world, bool jacobi);
+// After the sub-step is finished: friction (moves positions and velocities) and the velocity
+// clamp (velocities only) of every contact, in one pass; Jacobi mode sums into acc (velocity)
+// and acc2 (position), scaled by particles.inv_n.
+void sinew__contacts_respond(sinew_world *world, bool jacobi);
+// Counts the contacts on each particle into particles.inv_n.
+void sinew__contacts_count(sinew_world *world);
 void sinew__contacts_free(sinew_world *world);
 // Rebuilds distances.adj from the distance constraints when they changed.
 void sinew__links_adjacency(sinew_world *world);
@@ -320,12 +353,8 @@ void sinew__planes_project(sinew_world *world, bool backward);
 void sinew__planes_accumulate(sinew_world *world, float omega);
 void sinew__planes_count_active(sinew_world *world);
 void sinew__planes_error(const sinew_world *world, float *max_error, double *sum_sq);
-void sinew__planes_friction(sinew_world *world, bool jacobi);
-// Velocity pass after the sub-step: a contact may not leave its particles separating faster
-// than they did before the solve (max(pre, 0)): pushing overlap out must not become a bounce.
-// Changes displacements only. With `count` it counts contacts per particle into inv_n.
-void sinew__contacts_velocity(sinew_world *world, bool jacobi, bool count);
-void sinew__planes_velocity(sinew_world *world, bool jacobi, bool count);
+void sinew__planes_respond(sinew_world *world, bool jacobi);
+void sinew__planes_count(sinew_world *world);
 void sinew__colliders_free(sinew_world *world);
 void sinew__planes_free(sinew_world *world);
 
