@@ -1,7 +1,9 @@
 // sinew-bench: speed and quality of the benchmark scenes of shared/PEERS.md, one JSON object a line.
 //
-//   sinew-bench --scene rope|cloth [--n N | --size WxH] [--mode gs|gs-alt|gs-shuffle|jacobi]
+//   sinew-bench --scene rope|cloth|pile [--n N | --size WxH] [--mode gs|gs-alt|gs-shuffle|jacobi]
 //               [--iterations K] [--substeps S] [--omega W] [--steps N] [--repeat R]
+//
+// Settings default to the engine's, except the pile: 4 sub-steps x 1 iteration.
 #define _POSIX_C_SOURCE 199309L
 #include <errno.h>
 #include <math.h>
@@ -11,6 +13,8 @@
 #include <time.h>
 
 #include <sinew/sinew.h>
+
+#include "pile_metrics.h"
 
 typedef struct options {
     const char *scene;
@@ -29,7 +33,7 @@ static double now_seconds(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: sinew-bench --scene rope|cloth [--n N | --size WxH] [--mode gs|gs-alt|gs-shuffle|jacobi]\n"
+    fprintf(f, "usage: sinew-bench --scene rope|cloth|pile [--n N | --size WxH] [--mode gs|gs-alt|gs-shuffle|jacobi]\n"
                "                   [--iterations K] [--substeps S] [--omega W] [--steps N] [--repeat R]\n");
 }
 
@@ -82,6 +86,30 @@ static void link_stretch(const sinew_world *world, const sinew_distance_id *link
     }
 }
 
+// The pile's quality figures from the world's particles (see pile_metrics.h).
+static int pile_quality_of(const sinew_world *world, const pile_layout *layout, pile_quality_result *q)
+{
+    sinew_particle_view v = sinew_world_particles(world);
+    const size_t n = (size_t)v.count;
+    double *buf = malloc(5 * n * sizeof *buf + 1);
+    if (buf == NULL) {
+        return -1;
+    }
+    double *x = buf, *y = buf + n, *vx = buf + 2 * n, *vy = buf + 3 * n, *r = buf + 4 * n;
+    for (int i = 0; i < v.count; ++i) {
+        sinew_vec2 vel = {0.0f, 0.0f};
+        sinew_particle_get_velocity(world, sinew_particle_id_at(world, i), &vel);
+        x[i] = v.x[i];
+        y[i] = v.y[i];
+        vx[i] = vel.x;
+        vy[i] = vel.y;
+        r[i] = v.radius[i];
+    }
+    int status = pile_quality(v.count, x, y, vx, vy, r, layout->width, layout->height, q);
+    free(buf);
+    return status;
+}
+
 static int run(const options *o, int iteration)
 {
     sinew_world_def wd = sinew_default_world_def();
@@ -97,8 +125,14 @@ static int run(const options *o, int iteration)
     int links = 0, particles = 0;
     sinew_distance_id *ids = NULL;
     sinew_status s;
-    const int is_rope = strcmp(o->scene, "rope") == 0;
-    if (is_rope) {
+    const int is_rope = strcmp(o->scene, "rope") == 0, is_pile = strcmp(o->scene, "pile") == 0;
+    pile_layout layout = pile_layout_make(o->n);
+    if (is_pile) {
+        sinew_pile_def pd = sinew_default_pile_def(); // its defaults are the PEERS.md layout
+        pd.count = o->n;
+        particles = o->n;
+        s = sinew_pile_create(world, &pd, NULL);
+    } else if (is_rope) {
         sinew_rope_def rd = sinew_default_rope_def();
         rd.links = o->n;
         rd.start = sinew_vec2_make(0.0f, 0.0f);
@@ -129,13 +163,16 @@ static int run(const options *o, int iteration)
         sinew_world_step(world, dt);
     }
     double elapsed = now_seconds() - t0;
-    double sum_len, max_ratio;
+    double sum_len = 0.0, max_ratio = 0.0;
     link_stretch(world, ids, links, &sum_len, &max_ratio);
     sinew_step_stats st = sinew_world_stats(world);
+    if (is_pile) {
+        links = st.kinds[SINEW_KIND_CONTACT].count + st.kinds[SINEW_KIND_COLLIDER].count;
+    }
     double steps = (double)o->steps;
     double projections = steps * o->substeps * o->iterations * (double)links;
     printf("{\"scene\":\"%s\",\"particles\":%d,\"constraints\":%d,", o->scene, particles, links);
-    if (is_rope) {
+    if (is_rope || is_pile) {
         printf("\"n\":%d,", o->n);
     } else {
         printf("\"width\":%d,\"height\":%d,", o->width, o->height);
@@ -147,8 +184,20 @@ static int run(const options *o, int iteration)
     if (is_rope) {
         printf("\"stretch\":%.5f,", sum_len / (0.25 * o->n));
     }
-    printf("\"max_stretch\":%.5f,\"max_error\":%.6g,\"rms_error\":%.6g}\n", max_ratio, (double)st.max_error,
-           (double)st.rms_error);
+    if (is_pile) {
+        pile_quality_result q;
+        if (pile_quality_of(world, &layout, &q) != 0) {
+            fprintf(stderr, "sinew-bench: measuring the pile failed\n");
+            return 1;
+        }
+        printf("\"ns_per_particle_substep\":%.2f,\"outside\":%d,\"max_overlap_ratio\":%.5f,\"max_speed\":%.4f,"
+               "\"mean_speed\":%.5f,",
+               1e9 * elapsed / (steps * o->substeps * particles), q.outside, q.max_overlap_ratio, q.max_speed,
+               q.mean_speed);
+    } else {
+        printf("\"max_stretch\":%.5f,", max_ratio);
+    }
+    printf("\"max_error\":%.6g,\"rms_error\":%.6g}\n", (double)st.max_error, (double)st.rms_error);
     fflush(stdout);
     free(ids);
     sinew_world_destroy(world);
@@ -159,7 +208,7 @@ int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
     options o = {"rope", 1000, 100, 100, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega};
-    int steps_given = 0;
+    int steps_given = 0, substeps_given = 0, iterations_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
         const char *v = k + 1 < argc ? argv[k + 1] : NULL;
@@ -182,8 +231,10 @@ int main(int argc, char **argv)
             ok = set_mode(v, &tmp);
         } else if (strcmp(a, "--iterations") == 0) {
             ok = parse_int(v, 1, 1024, &o.iterations);
+            iterations_given = 1;
         } else if (strcmp(a, "--substeps") == 0) {
             ok = parse_int(v, 1, 1024, &o.substeps);
+            substeps_given = 1;
         } else if (strcmp(a, "--steps") == 0) {
             ok = parse_int(v, 1, 1000000, &o.steps);
             steps_given = 1;
@@ -203,12 +254,16 @@ int main(int argc, char **argv)
         }
         ++k;
     }
-    if (strcmp(o.scene, "rope") != 0 && strcmp(o.scene, "cloth") != 0) {
-        fprintf(stderr, "sinew-bench: unknown scene '%s' (known: rope, cloth)\n", o.scene);
+    if (strcmp(o.scene, "rope") != 0 && strcmp(o.scene, "cloth") != 0 && strcmp(o.scene, "pile") != 0) {
+        fprintf(stderr, "sinew-bench: unknown scene '%s' (known: rope, cloth, pile)\n", o.scene);
         return 2;
     }
     if (!steps_given) {
         o.steps = strcmp(o.scene, "cloth") == 0 ? 300 : 600;
+    }
+    if (strcmp(o.scene, "pile") == 0) { // the pile's own defaults (issue: 4 sub-steps, 1 iteration)
+        o.substeps = substeps_given ? o.substeps : 4;
+        o.iterations = iterations_given ? o.iterations : 1;
     }
     for (int r = 0; r < o.repeat; ++r) {
         if (run(&o, r) != 0) {
