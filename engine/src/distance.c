@@ -23,7 +23,8 @@ static sinew_status distances_resize(sinew_world *world, int new_capacity)
         {(void **)&d->l.lambda, sizeof(float)},
         {(void **)&d->l.perm, sizeof(uint32_t)},     {(void **)&d->mode, sizeof(uint8_t)},
         {(void **)&d->id_slot, sizeof(uint32_t)},  {(void **)&d->l.block_free, sizeof(uint8_t)},
-        {(void **)&d->adj, 2 * sizeof(uint32_t)},
+        {(void **)&d->adj, 2 * sizeof(uint32_t)},  {(void **)&d->tear, sizeof(float)},
+        {(void **)&d->strain, sizeof(float)},
     };
     sinew_status s = sinew__block_resize(world, &d->block, &d->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), d->l.count, new_capacity);
@@ -43,6 +44,11 @@ sinew_status sinew__distances_reserve(sinew_world *world, int capacity)
 
 void sinew__distances_free(sinew_world *world)
 {
+    sinew__free(world, world->tears_block, world->tears_bytes);
+    world->tears_block = NULL;
+    world->tears = NULL;
+    world->tears_bytes = 0;
+    world->tear_count = world->tear_capacity = 0;
     sinew__free(world, world->distances.block, world->distances.block_bytes);
     sinew__id_pool_free(world, &world->distances.ids);
     memset(&world->distances, 0, sizeof world->distances);
@@ -65,6 +71,12 @@ static sinew_status check_params(const sinew_world *world, const sinew_distance_
     if (def->compliance < 0.0f) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: compliance must be >= 0");
     }
+    if (!sinew__finite(def->tear_ratio)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "distance def: tear_ratio must be finite");
+    }
+    if (def->tear_ratio != 0.0f && !(def->tear_ratio > 1.0f)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: tear_ratio must be 0 (never) or > 1");
+    }
     float rest = def->rest;
     if (rest == SINEW_REST_CURRENT) {
         const sinew__particles *p = &world->particles;
@@ -85,6 +97,23 @@ static sinew_status check_params(const sinew_world *world, const sinew_distance_
     soft->stiffness = def->stiffness;
     soft->compliance = def->compliance;
     return SINEW_OK;
+}
+
+// Room for `needed` tear events, so that tearing inside a step allocates nothing.
+static sinew_status reserve_tears(sinew_world *world, int needed)
+{
+    if (needed <= world->tear_capacity) {
+        return SINEW_OK;
+    }
+    int cap = sinew__grow_capacity(world->tear_capacity, needed);
+    sinew__field f[] = {{(void **)&world->tears, sizeof(sinew_tear)}};
+    sinew_status s = cap < 0 ? SINEW_ERR_CAPACITY
+                             : sinew__block_resize(world, &world->tears_block, &world->tears_bytes, f, 1,
+                                                   world->tear_count, cap);
+    if (s == SINEW_OK) {
+        world->tear_capacity = cap;
+    }
+    return s;
 }
 
 sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def *def, sinew_distance_id *out)
@@ -123,7 +152,13 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_distance_create: growing the id pool failed");
     }
+    if (def->tear_ratio > 0.0f && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the tear list failed");
+    }
     int k = d->l.count++;
+    d->tear[k] = def->tear_ratio;
+    d->strain[k] = 1.0f;
+    d->tearable += def->tear_ratio > 0.0f;
     d->l.c[k] = c;
     d->l.soft[k] = soft;
     d->l.lambda[k] = 0.0f;
@@ -140,11 +175,14 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
 
 static void remove_at(sinew__distances *d, int k)
 {
+    d->tearable -= d->tear[k] > 0.0f;
     d->l.soft_count -= is_soft(d->l.soft[k]);
     sinew__id_release(&d->ids, d->id_slot[k]);
     int last = --d->l.count;
     if (k != last) {
         d->l.c[k] = d->l.c[last];
+        d->tear[k] = d->tear[last];
+        d->strain[k] = d->strain[last];
         d->l.soft[k] = d->l.soft[last];
         d->l.lambda[k] = d->l.lambda[last];
         d->mode[k] = d->mode[last];
@@ -190,6 +228,7 @@ sinew_status sinew_distance_get(const sinew_world *world, sinew_distance_id id, 
     out->b = sinew_particle_id_at(world, c->j);
     out->mode = (sinew_distance_mode)world->distances.mode[k];
     out->rest = out->mode == SINEW_DISTANCE_MAX_ONLY ? c->hi : c->lo;
+    out->tear_ratio = world->distances.tear[k];
     out->stiffness = world->distances.l.soft[k].stiffness;
     out->compliance = world->distances.l.soft[k].compliance;
     return SINEW_OK;
@@ -211,9 +250,14 @@ sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const 
     if (s != SINEW_OK) {
         return s;
     }
+    if (def->tear_ratio > 0.0f && !(d->tear[k] > 0.0f) && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_set: growing the tear list failed");
+    }
     d->l.soft_count += is_soft(soft) - is_soft(d->l.soft[k]);
+    d->tearable += (def->tear_ratio > 0.0f) - (d->tear[k] > 0.0f);
     d->l.c[k] = c;
     d->l.soft[k] = soft;
+    d->tear[k] = def->tear_ratio;
     d->mode[k] = (uint8_t)def->mode;
     return SINEW_OK;
 }
@@ -247,4 +291,42 @@ void sinew__distances_remove_particle(sinew_world *world, int index, int moved_f
     for (int k = 0; k < d->l.count; k += SINEW__LANES) {
         sinew__links_refresh_block(&d->l, k);
     }
+}
+
+void sinew__distances_tear(sinew_world *world)
+{
+    sinew__distances *d = &world->distances;
+    world->tear_count = 0;
+    if (d->tearable == 0) {
+        return;
+    }
+    const float *x = world->particles.x, *y = world->particles.y;
+    for (int k = d->l.count - 1; k >= 0; --k) { // backwards: removal moves the last one into k
+        if (!(d->tear[k] > 0.0f)) {
+            continue;
+        }
+        const sinew__distance *c = &d->l.c[k];
+        const float rest = isfinite(c->hi) ? c->hi : c->lo;
+        const float len = sqrtf((x[c->j] - x[c->i]) * (x[c->j] - x[c->i]) + (y[c->j] - y[c->i]) * (y[c->j] - y[c->i]));
+        // Smoothed over steps: one violent step moves the strain only 30% of the way.
+        d->strain[k] = 0.7f * d->strain[k] + 0.3f * (rest > 0.0f ? len / rest : 1.0f);
+        if (!(d->strain[k] > d->tear[k])) {
+            continue;
+        }
+        const uint32_t slot = d->id_slot[k];
+        sinew_tear *t = &world->tears[world->tear_count++];
+        t->link = (sinew_distance_id){slot + 1u, d->ids.generation[slot]};
+        t->a = sinew_particle_id_at(world, c->i);
+        t->b = sinew_particle_id_at(world, c->j);
+        remove_at(d, k);
+    }
+}
+
+const sinew_tear *sinew_world_tears(const sinew_world *world, int *count)
+{
+    if (count != NULL) {
+        *count = world != NULL ? world->tear_count : 0;
+    }
+    static const sinew_tear none = {{0u, 0u}, {0u, 0u}, {0u, 0u}};
+    return world != NULL && world->tears != NULL ? world->tears : &none;
 }

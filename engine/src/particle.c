@@ -147,6 +147,8 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
     // Constraints on the particle go; constraints on the last particle follow it into slot i.
     sinew__distances_remove_particle(world, i, last);
     sinew__pins_remove_particle(world, i, last);
+    sinew__areas_remove_particle(world, i, last);
+    sinew__angles_remove_particle(world, i, last);
     sinew__id_release(&p->ids, p->id_slot[i]);
     if (i != last) {
         p->x[i] = p->x[last];

@@ -66,10 +66,14 @@ static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_
     sinew__pins_error(world, &mx[SINEW_KIND_PIN], &sq[SINEW_KIND_PIN]);
     sinew__links_error(world, &world->contacts.l, &mx[SINEW_KIND_CONTACT], &sq[SINEW_KIND_CONTACT]);
     sinew__planes_error(world, &mx[SINEW_KIND_COLLIDER], &sq[SINEW_KIND_COLLIDER]);
+    sinew__areas_error(world, &mx[SINEW_KIND_AREA], &sq[SINEW_KIND_AREA]);
+    sinew__angles_error(world, &mx[SINEW_KIND_ANGLE], &sq[SINEW_KIND_ANGLE]);
     counts[SINEW_KIND_DISTANCE] = world->distances.l.count;
     counts[SINEW_KIND_PIN] = world->pins.count;
     counts[SINEW_KIND_CONTACT] = world->contacts.l.count;
     counts[SINEW_KIND_COLLIDER] = world->planes.count;
+    counts[SINEW_KIND_AREA] = world->areas.count;
+    counts[SINEW_KIND_ANGLE] = world->angles.count;
     float all_max = 0.0f;
     double all_sq = 0.0;
     int all_n = 0;
@@ -122,6 +126,8 @@ static void jacobi_counts(sinew_world *world)
     sinew__links_count_active(world, &world->distances.l);
     sinew__links_count_active(world, &world->contacts.l);
     sinew__planes_count_active(world);
+    sinew__areas_count_active(world);
+    sinew__angles_count_active(world);
     invert_counts(world);
 }
 
@@ -150,11 +156,15 @@ static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration
     if (!backward) {
         sinew__pins_project(world, inv_h2, false, shuffled);
         sinew__links_project(world, &world->distances.l, inv_h2, false, shuffled);
+        sinew__angles_project(world, inv_h2, false);
+        sinew__areas_project(world, inv_h2, false);
         sinew__links_project(world, &world->contacts.l, inv_h2, false, false);
         sinew__planes_project(world, false);
     } else {
         sinew__planes_project(world, true);
         sinew__links_project(world, &world->contacts.l, inv_h2, true, false);
+        sinew__areas_project(world, inv_h2, true);
+        sinew__angles_project(world, inv_h2, true);
         sinew__links_project(world, &world->distances.l, inv_h2, true, shuffled);
         sinew__pins_project(world, inv_h2, true, shuffled);
     }
@@ -207,6 +217,8 @@ static void iterate_jacobi(sinew_world *world, float inv_h2)
     jacobi_counts(world);
     sinew__pins_accumulate(world, inv_h2, omega);
     sinew__links_accumulate(world, &world->distances.l, inv_h2, omega);
+    sinew__angles_accumulate(world, inv_h2, omega);
+    sinew__areas_accumulate(world, inv_h2, omega);
     sinew__links_accumulate(world, &world->contacts.l, inv_h2, omega);
     sinew__planes_accumulate(world, omega);
     jacobi_apply(world);
@@ -249,6 +261,8 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__pins_move_kinematic(world, (float)(s + 1) / (float)solver.substeps);
         sinew__links_begin_substep(&world->distances.l);
         sinew__pins_begin_substep(world);
+        sinew__areas_begin_substep(world);
+        sinew__angles_begin_substep(world);
         find_contacts(world, !jacobi);
         if (recording) {
             record(world, s, 0);
@@ -280,6 +294,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         memset(world->particles.ay, 0, sizeof(float) * (size_t)world->particles.count);
     }
 
+    sinew__distances_tear(world);
     world->step_count += 1;
     world->history_valid = recording;
     world->history_substeps = solver.substeps;

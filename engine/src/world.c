@@ -110,6 +110,8 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     w->distances.ids.free_head = UINT32_MAX;
     w->pins.ids.free_head = UINT32_MAX;
     w->colliders.ids.free_head = UINT32_MAX;
+    w->areas.ids.free_head = UINT32_MAX;
+    w->angles.ids.free_head = UINT32_MAX;
     w->skip_linked_pairs = def.skip_linked_pairs;
     if (sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
         sinew__distances_reserve(w, def.constraint_capacity) != SINEW_OK ||
@@ -131,6 +133,8 @@ void sinew_world_destroy(sinew_world *world)
     sinew__planes_free(world);
     sinew__contacts_free(world);
     sinew__colliders_free(world);
+    sinew__areas_free(world);
+    sinew__angles_free(world);
     sinew__pins_free(world);
     sinew__distances_free(world);
     sinew__particles_free(world);

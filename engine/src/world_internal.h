@@ -94,6 +94,9 @@ typedef struct sinew__distances {
     uint8_t *mode;          // sinew_distance_mode, cold
     uint32_t *id_slot;
     uint32_t *adj;          // 2 per distance: linked neighbours by particle (skip_linked_pairs)
+    float *tear;            // tear ratio, 0 = never
+    float *strain;          // length / rest, smoothed over steps (tearable ones)
+    int tearable;           // how many have a tear ratio
     bool adj_dirty;         // adj must be rebuilt before the next contact search
     sinew__id_pool ids;
 } sinew__distances;
@@ -109,6 +112,45 @@ typedef struct sinew__contacts {
     sinew__distance *found;
     uint8_t *found_color;
 } sinew__contacts;
+
+// Area constraints: a ring of particles (indices in the shared pool) keeps a signed area.
+typedef struct sinew__area {
+    int32_t first, count;   // the ring is idx[first .. first + count)
+    float rest;             // |rest area|, m^2
+    float sign;             // +1 counter-clockwise at creation, -1 clockwise
+    float pressure, stiffness, compliance;
+} sinew__area;
+
+typedef struct sinew__areas {
+    void *block;
+    size_t block_bytes;
+    int count, capacity, soft_count;
+    sinew__area *c;
+    float *lambda;
+    uint32_t *id_slot;
+    sinew__id_pool ids;
+    void *pool_block;       // the ring indices of all area constraints, packed
+    size_t pool_bytes;
+    int32_t *idx;
+    int idx_count, idx_capacity;
+} sinew__areas;
+
+// Angle constraints: the turn at j from (j - i) to (k - j) kept in [min, max] (through pi when
+// min > max).
+typedef struct sinew__angle {
+    int32_t i, j, k;
+    float min, max, stiffness, compliance;
+} sinew__angle;
+
+typedef struct sinew__angles {
+    void *block;
+    size_t block_bytes;
+    int count, capacity, soft_count;
+    sinew__angle *c;
+    float *lambda;
+    uint32_t *id_slot;
+    sinew__id_pool ids;
+} sinew__angles;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.
 typedef struct sinew__plane_contact {
@@ -199,11 +241,17 @@ struct sinew_world {
     sinew__particles particles;
     sinew__distances distances;
     sinew__pins pins;
+    sinew__areas areas;
+    sinew__angles angles;
     sinew__colliders colliders;
     sinew__contacts contacts;
     sinew__planes planes;
     sinew__grid grid;
     int dropped_contacts;  // this step
+    void *tears_block;     // torn links of the last step; room for every tearable link
+    size_t tears_bytes;
+    sinew_tear *tears;
+    int tear_count, tear_capacity;
 
     sinew_step_stats stats;
 
@@ -285,6 +333,8 @@ sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
 void sinew__distances_free(sinew_world *world);
 void sinew__distances_remove_particle(sinew_world *world, int index, int moved_from);
+// End of a step: removes the links whose smoothed strain passed their tear ratio, into world->tears.
+void sinew__distances_tear(sinew_world *world);
 
 void sinew__pins_free(sinew_world *world);
 void sinew__pins_begin_step(sinew_world *world);
@@ -357,6 +407,22 @@ void sinew__planes_respond(sinew_world *world, bool jacobi);
 void sinew__planes_count(sinew_world *world);
 void sinew__colliders_free(sinew_world *world);
 void sinew__planes_free(sinew_world *world);
+
+// area.c / angle.c: the same operations as the other kinds.
+void sinew__areas_free(sinew_world *world);
+void sinew__areas_remove_particle(sinew_world *world, int index, int moved_from);
+void sinew__areas_begin_substep(sinew_world *world);
+void sinew__areas_project(sinew_world *world, float inv_h2, bool backward);
+void sinew__areas_accumulate(sinew_world *world, float inv_h2, float omega);
+void sinew__areas_count_active(sinew_world *world);
+void sinew__areas_error(const sinew_world *world, float *max_error, double *sum_sq);
+void sinew__angles_free(sinew_world *world);
+void sinew__angles_remove_particle(sinew_world *world, int index, int moved_from);
+void sinew__angles_begin_substep(sinew_world *world);
+void sinew__angles_project(sinew_world *world, float inv_h2, bool backward);
+void sinew__angles_accumulate(sinew_world *world, float inv_h2, float omega);
+void sinew__angles_count_active(sinew_world *world);
+void sinew__angles_error(const sinew_world *world, float *max_error, double *sum_sq);
 
 // solver.c
 sinew_status sinew__history_reserve(sinew_world *world, int substeps, int iterations);

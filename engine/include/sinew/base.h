@@ -74,6 +74,18 @@ typedef struct sinew_pin_id {
     uint32_t generation;
 } sinew_pin_id;
 
+/// Area (2D volume) constraint handle. All-zero is null.
+typedef struct sinew_area_id {
+    uint32_t index1;
+    uint32_t generation;
+} sinew_area_id;
+
+/// Angle constraint handle. All-zero is null.
+typedef struct sinew_angle_id {
+    uint32_t index1;
+    uint32_t generation;
+} sinew_angle_id;
+
 /// Static collider handle. All-zero is null.
 typedef struct sinew_collider_id {
     uint32_t index1;

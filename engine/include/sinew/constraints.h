@@ -34,6 +34,8 @@ typedef struct sinew_distance_def {
     sinew_distance_mode mode; ///< default SINEW_DISTANCE_EQUAL
     float stiffness;          ///< fraction of the error removed per projection, [0, 1]; default 1
     float compliance;         ///< XPBD compliance in m/N, >= 0; 0 (default) = PBD with stiffness
+    float tear_ratio;         ///< 0 (default) = never tears; else > 1: the link is removed when its
+                              ///< length / rest, smoothed over steps, exceeds this (see sinew_world_tears)
 } sinew_distance_def;
 
 /// Defaults as documented on each field.
@@ -41,7 +43,7 @@ SINEW_API sinew_distance_def sinew_default_distance_def(void);
 
 /// Creates a distance constraint. Errors: NULL_ARGUMENT, INVALID_ID (a or b), SAME_PARTICLE,
 /// NOT_FINITE, OUT_OF_RANGE (rest < 0 other than SINEW_REST_CURRENT, stiffness outside [0, 1],
-/// compliance < 0, unknown mode), CAPACITY, OUT_OF_MEMORY.
+/// compliance < 0, tear_ratio neither 0 nor > 1, unknown mode), CAPACITY, OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def *def,
                                              sinew_distance_id *out);
 
@@ -95,6 +97,79 @@ SINEW_API sinew_status sinew_pin_get(const sinew_world *world, sinew_pin_id id, 
 /// Changes stiffness ([0, 1]) and compliance (m/N, >= 0).
 /// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE.
 SINEW_API sinew_status sinew_pin_set_stiffness(sinew_world *world, sinew_pin_id id, float stiffness, float compliance);
+
+/// A torn distance constraint: its id (no longer valid) and the particles it joined.
+typedef struct sinew_tear {
+    sinew_distance_id link;
+    sinew_particle_id a, b;
+} sinew_tear;
+
+/// The distance constraints torn by the last step, each reported once; `*count` gets how many.
+/// Owned by the world, valid until the next step. Never NULL for a valid world (count may be 0).
+SINEW_API const sinew_tear *sinew_world_tears(const sinew_world *world, int *count);
+
+/// Everything needed to create an area constraint (the 2D form of a volume constraint). Get one
+/// from sinew_default_area_def(). The ring keeps pressure * rest_area; its correction moves each
+/// vertex along the ring's outward normal, weighted by the particles' weights.
+typedef struct sinew_area_def {
+    const sinew_particle_id *particles; ///< the ring in order, either winding; copied; no repeats
+    int count;                          ///< 3 or more
+    float rest_area;  ///< m^2 > 0, or SINEW_REST_CURRENT (default): the ring's area now
+    float pressure;   ///< the ring keeps pressure * rest_area, > 0; default 1
+    float stiffness;  ///< [0, 1]; default 1
+    float compliance; ///< XPBD compliance, m^2 of area error per unit of multiplier, >= 0; default 0
+} sinew_area_def;
+
+/// Defaults as documented on each field.
+SINEW_API sinew_area_def sinew_default_area_def(void);
+
+/// Creates an area constraint. Errors: NULL_ARGUMENT, INVALID_ID, SAME_PARTICLE (a repeated
+/// particle), NOT_FINITE, OUT_OF_RANGE (count < 3, rest area not > 0, a current area of 0 with
+/// SINEW_REST_CURRENT, pressure <= 0, stiffness, compliance), CAPACITY, OUT_OF_MEMORY.
+SINEW_API sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, sinew_area_id *out);
+
+/// Destroys an area constraint. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_area_destroy(sinew_world *world, sinew_area_id id);
+
+/// True when `id` names a live area constraint of `world`.
+SINEW_API bool sinew_area_is_valid(const sinew_world *world, sinew_area_id id);
+
+/// The ring's current area in m^2 (positive, whatever the winding, unless turned inside out).
+/// Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_area_get_area(const sinew_world *world, sinew_area_id id, float *out);
+
+/// Changes the pressure (> 0): inflate or deflate. Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE.
+SINEW_API sinew_status sinew_area_set_pressure(sinew_world *world, sinew_area_id id, float pressure);
+
+/// Everything needed to create an angle constraint. Get one from sinew_default_angle_def().
+/// The angle at b is the signed turn from (b - a) to (c - b), in (-pi, pi]: 0 when a, b, c are in
+/// line, positive turning counter-clockwise. It is kept in [min, max]; when min > max the allowed
+/// range is the one through +-pi (from min up to pi, then from -pi up to max).
+typedef struct sinew_angle_def {
+    sinew_particle_id a, b, c; ///< the joint is at b; three different particles
+    float min, max;            ///< radians in [-pi, pi]; default 0, 0 (held straight)
+    float stiffness;           ///< [0, 1]; default 1
+    float compliance;          ///< XPBD compliance in rad/(N m), >= 0; default 0
+} sinew_angle_def;
+
+/// Defaults as documented on each field.
+SINEW_API sinew_angle_def sinew_default_angle_def(void);
+
+/// Creates an angle constraint. Errors: NULL_ARGUMENT, INVALID_ID, SAME_PARTICLE, NOT_FINITE,
+/// OUT_OF_RANGE (limits outside [-pi, pi], stiffness, compliance), CAPACITY, OUT_OF_MEMORY.
+SINEW_API sinew_status sinew_angle_create(sinew_world *world, const sinew_angle_def *def, sinew_angle_id *out);
+
+/// Destroys an angle constraint. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_angle_destroy(sinew_world *world, sinew_angle_id id);
+
+/// True when `id` names a live angle constraint of `world`.
+SINEW_API bool sinew_angle_is_valid(const sinew_world *world, sinew_angle_id id);
+
+/// The current angle at b in radians, (-pi, pi]. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_angle_get_angle(const sinew_world *world, sinew_angle_id id, float *out);
+
+/// Changes the limits (radians in [-pi, pi]). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE.
+SINEW_API sinew_status sinew_angle_set_limits(sinew_world *world, sinew_angle_id id, float min, float max);
 
 #ifdef __cplusplus
 }

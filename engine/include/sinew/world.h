@@ -34,6 +34,8 @@ typedef enum sinew_kind {
     SINEW_KIND_PIN = 1,      ///< pin/target constraints
     SINEW_KIND_CONTACT = 2,  ///< particle-particle contacts, made each sub-step
     SINEW_KIND_COLLIDER = 3, ///< particle-collider contacts, made each sub-step
+    SINEW_KIND_AREA = 4,     ///< area (2D volume) constraints
+    SINEW_KIND_ANGLE = 5,    ///< angle constraints
     SINEW_KIND_COUNT
 } sinew_kind;
 
@@ -103,7 +105,8 @@ SINEW_API sinew_status sinew_world_set_damping(sinew_world *world, float damping
 
 /// Constraint error of one kind. Distance: |length - nearest allowed length| in metres.
 /// Pin: distance between the particle and its target in metres. Contact and collider:
-/// penetration depth in metres.
+/// penetration depth in metres. Area: |area - target area| in square metres. Angle: radians
+/// outside the allowed range.
 typedef struct sinew_kind_stats {
     int count;       ///< constraints of this kind
     float max_error; ///< largest error after the last iteration of the last step

@@ -1,0 +1,326 @@
+// Angle constraints: the joint at j between segments i-j and j-k. The angle is the signed turn
+// from u = xj - xi to v = xk - xj, theta = atan2(cross(u, v), dot(u, v)) in (-pi, pi], kept in
+// [min, max] (or, when min > max, in the range through pi). Outside it, C = theta - the nearest
+// limit (wrapped), with gradients grad_i = perp(u) / |u|^2, grad_k = perp(v) / |v|^2 and
+// grad_j = -(grad_i + grad_k), perp(u) = (-u.y, u.x): they sum to zero, momentum is kept.
+#include <string.h>
+
+#include "world_internal.h"
+
+#define SINEW__PI 3.14159265358979323846f
+
+sinew_angle_def sinew_default_angle_def(void)
+{
+    sinew_angle_def def = {0};
+    def.stiffness = 1.0f;
+    return def;
+}
+
+static int is_soft(const sinew__angle *a) { return a->stiffness != 1.0f || a->compliance > 0.0f; }
+
+static sinew_status angles_resize(sinew_world *world, int new_capacity)
+{
+    sinew__angles *a = &world->angles;
+    sinew__field fields[] = {
+        {(void **)&a->c, sizeof(sinew__angle)},
+        {(void **)&a->lambda, sizeof(float)},
+        {(void **)&a->id_slot, sizeof(uint32_t)},
+    };
+    sinew_status s = sinew__block_resize(world, &a->block, &a->block_bytes, fields, 3, a->count, new_capacity);
+    if (s == SINEW_OK) {
+        a->capacity = new_capacity;
+    }
+    return s;
+}
+
+void sinew__angles_free(sinew_world *world)
+{
+    sinew__angles *a = &world->angles;
+    sinew__free(world, a->block, a->block_bytes);
+    sinew__id_pool_free(world, &a->ids);
+    memset(a, 0, sizeof *a);
+    a->ids.free_head = UINT32_MAX;
+}
+
+static sinew_status check_limits(const sinew_world *world, float min, float max)
+{
+    if (!sinew__finite(min) || !sinew__finite(max)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "angle: limits must be finite");
+    }
+    if (min < -SINEW__PI || min > SINEW__PI || max < -SINEW__PI || max > SINEW__PI) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "angle: limits must be in [-pi, pi]");
+    }
+    return SINEW_OK;
+}
+
+sinew_status sinew_angle_create(sinew_world *world, const sinew_angle_def *def, sinew_angle_id *out)
+{
+    if (world == NULL || def == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_angle_create: world, def and out are required");
+    }
+    const int i = sinew__particle_lookup(world, def->a), j = sinew__particle_lookup(world, def->b),
+              k = sinew__particle_lookup(world, def->c);
+    if (i < 0 || j < 0 || k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "angle def: a, b and c must be live particles");
+    }
+    if (i == j || j == k || i == k) {
+        return sinew__fail(world, SINEW_ERR_SAME_PARTICLE, "angle def: a, b and c must differ");
+    }
+    sinew_status s = check_limits(world, def->min, def->max);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    if (!sinew__finite(def->stiffness) || !sinew__finite(def->compliance)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "angle def: stiffness and compliance must be finite");
+    }
+    if (def->stiffness < 0.0f || def->stiffness > 1.0f || def->compliance < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "angle def: stiffness in [0, 1], compliance >= 0");
+    }
+    sinew__angles *a = &world->angles;
+    if (world->max_constraints > 0 && a->count >= world->max_constraints) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_angle_create: max_constraints reached");
+    }
+    if (a->count == a->capacity) {
+        int cap = sinew__grow_capacity(a->capacity, a->count + 1);
+        if (cap < 0 || angles_resize(world, cap) != SINEW_OK) {
+            return sinew__fail(world, cap < 0 ? SINEW_ERR_CAPACITY : SINEW_ERR_OUT_OF_MEMORY,
+                               "sinew_angle_create: growing the store failed");
+        }
+    }
+    s = sinew__id_reserve(world, &a->ids);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_angle_create: growing the id pool failed");
+    }
+    const int m = a->count++;
+    a->c[m] = (sinew__angle){i, j, k, def->min, def->max, def->stiffness, def->compliance};
+    a->lambda[m] = 0.0f;
+    a->soft_count += is_soft(&a->c[m]);
+    uint32_t slot = sinew__id_take(&a->ids, (uint32_t)m);
+    a->id_slot[m] = slot;
+    out->index1 = slot + 1u;
+    out->generation = a->ids.generation[slot];
+    return SINEW_OK;
+}
+
+static void remove_at(sinew__angles *a, int k)
+{
+    a->soft_count -= is_soft(&a->c[k]);
+    sinew__id_release(&a->ids, a->id_slot[k]);
+    int last = --a->count;
+    if (k != last) {
+        a->c[k] = a->c[last];
+        a->lambda[k] = a->lambda[last];
+        a->id_slot[k] = a->id_slot[last];
+        a->ids.dense[a->id_slot[k]] = (uint32_t)k;
+    }
+}
+
+static int lookup(const sinew_world *world, sinew_angle_id id)
+{
+    return world != NULL ? sinew__id_lookup(&world->angles.ids, id.index1, id.generation) : -1;
+}
+
+sinew_status sinew_angle_destroy(sinew_world *world, sinew_angle_id id)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_angle_destroy: stale or null id");
+    }
+    remove_at(&world->angles, k);
+    return SINEW_OK;
+}
+
+bool sinew_angle_is_valid(const sinew_world *world, sinew_angle_id id) { return lookup(world, id) >= 0; }
+
+// theta at the joint, and the two arms.
+static float joint_angle(const sinew_world *world, const sinew__angle *c, float *ux, float *uy, float *vx, float *vy)
+{
+    const float *x = world->particles.x, *y = world->particles.y;
+    *ux = x[c->j] - x[c->i];
+    *uy = y[c->j] - y[c->i];
+    *vx = x[c->k] - x[c->j];
+    *vy = y[c->k] - y[c->j];
+    return atan2f(*ux * *vy - *uy * *vx, *ux * *vx + *uy * *vy);
+}
+
+// Wraps an angle difference into (-pi, pi].
+static float wrap(float d)
+{
+    d = fmodf(d + SINEW__PI, 2.0f * SINEW__PI);
+    d = d < 0.0f ? d + 2.0f * SINEW__PI : d;
+    return d - SINEW__PI;
+}
+
+// How far theta is outside the allowed range (signed, 0 inside): theta minus the nearest limit.
+static float outside(float theta, float min, float max)
+{
+    const bool inside = min <= max ? (theta >= min && theta <= max) : (theta >= min || theta <= max);
+    if (inside) {
+        return 0.0f;
+    }
+    const float to_min = wrap(theta - min), to_max = wrap(theta - max);
+    return fabsf(to_min) < fabsf(to_max) ? to_min : to_max;
+}
+
+sinew_status sinew_angle_get_angle(const sinew_world *world, sinew_angle_id id, float *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_angle_get_angle: world and out are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_angle_get_angle: stale or null id");
+    }
+    float ux, uy, vx, vy;
+    *out = joint_angle(world, &world->angles.c[k], &ux, &uy, &vx, &vy);
+    return SINEW_OK;
+}
+
+sinew_status sinew_angle_set_limits(sinew_world *world, sinew_angle_id id, float min, float max)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_angle_set_limits: stale or null id");
+    }
+    sinew_status s = check_limits(world, min, max);
+    if (s == SINEW_OK) {
+        world->angles.c[k].min = min;
+        world->angles.c[k].max = max;
+    }
+    return s;
+}
+
+void sinew__angles_remove_particle(sinew_world *world, int index, int moved_from)
+{
+    sinew__angles *a = &world->angles;
+    for (int k = 0; k < a->count;) {
+        sinew__angle *c = &a->c[k];
+        if (c->i == index || c->j == index || c->k == index) {
+            remove_at(a, k);
+            continue;
+        }
+        c->i = c->i == moved_from ? index : c->i;
+        c->j = c->j == moved_from ? index : c->j;
+        c->k = c->k == moved_from ? index : c->k;
+        ++k;
+    }
+}
+
+void sinew__angles_begin_substep(sinew_world *world)
+{
+    if (world->angles.soft_count > 0) {
+        memset(world->angles.lambda, 0, sizeof(float) * (size_t)world->angles.count);
+    }
+}
+
+typedef struct joint_step {
+    float dlambda;           // already times stiffness
+    float gix, giy, gkx, gky; // gradients at i and k (j's is minus their sum)
+} joint_step;
+
+static bool angle_step(const sinew_world *world, const sinew__angle *c, float lambda, float inv_h2, joint_step *out)
+{
+    float ux, uy, vx, vy;
+    const float theta = joint_angle(world, c, &ux, &uy, &vx, &vy);
+    const float C = outside(theta, c->min, c->max);
+    const float lu2 = ux * ux + uy * uy, lv2 = vx * vx + vy * vy;
+    if (C == 0.0f || !(lu2 > 0.0f) || !(lv2 > 0.0f)) {
+        return false;
+    }
+    out->gix = -uy / lu2;
+    out->giy = ux / lu2;
+    out->gkx = -vy / lv2;
+    out->gky = vx / lv2;
+    const float *w = world->particles.w;
+    const float gjx = -(out->gix + out->gkx), gjy = -(out->giy + out->gky);
+    const float a = c->compliance * inv_h2;
+    const float denom = w[c->i] * (out->gix * out->gix + out->giy * out->giy) +
+                        w[c->k] * (out->gkx * out->gkx + out->gky * out->gky) + w[c->j] * (gjx * gjx + gjy * gjy) + a;
+    if (!(denom > 0.0f)) {
+        return false;
+    }
+    out->dlambda = c->stiffness * (-C - a * lambda) / denom;
+    return true;
+}
+
+static void angle_apply(sinew_world *world, const sinew__angle *c, const joint_step *s, float step, bool accumulate)
+{
+    sinew__particles *p = &world->particles;
+    const int idx[3] = {c->i, c->j, c->k};
+    const float gx[3] = {s->gix, -(s->gix + s->gkx), s->gkx}, gy[3] = {s->giy, -(s->giy + s->gky), s->gky};
+    for (int m = 0; m < 3; ++m) {
+        const float f = step * p->w[idx[m]];
+        if (accumulate) {
+            p->acc[idx[m]].dx += (double)(f * gx[m]);
+            p->acc[idx[m]].dy += (double)(f * gy[m]);
+        } else {
+            p->x[idx[m]] += f * gx[m];
+            p->y[idx[m]] += f * gy[m];
+        }
+    }
+}
+
+void sinew__angles_project(sinew_world *world, float inv_h2, bool backward)
+{
+    sinew__angles *a = &world->angles;
+    for (int m = 0; m < a->count; ++m) {
+        const int k = backward ? a->count - 1 - m : m;
+        joint_step s;
+        if (angle_step(world, &a->c[k], a->lambda[k], inv_h2, &s)) {
+            a->lambda[k] += s.dlambda;
+            angle_apply(world, &a->c[k], &s, s.dlambda, false);
+        }
+    }
+}
+
+void sinew__angles_accumulate(sinew_world *world, float inv_h2, float omega)
+{
+    sinew__angles *a = &world->angles;
+    const float *inv_n = world->particles.inv_n;
+    for (int k = 0; k < a->count; ++k) {
+        joint_step s;
+        const sinew__angle *c = &a->c[k];
+        if (angle_step(world, c, a->lambda[k], inv_h2, &s)) {
+            float inv = inv_n[c->i] < inv_n[c->j] ? inv_n[c->i] : inv_n[c->j];
+            inv = inv_n[c->k] < inv ? inv_n[c->k] : inv;
+            a->lambda[k] += omega * inv * s.dlambda;
+            angle_apply(world, c, &s, omega * inv * s.dlambda, true);
+        }
+    }
+}
+
+void sinew__angles_count_active(sinew_world *world)
+{
+    const sinew__angles *a = &world->angles;
+    float *inv_n = world->particles.inv_n;
+    for (int k = 0; k < a->count; ++k) {
+        const sinew__angle *c = &a->c[k];
+        float ux, uy, vx, vy;
+        const float active = outside(joint_angle(world, c, &ux, &uy, &vx, &vy), c->min, c->max) != 0.0f ? 1.0f : 0.0f;
+        inv_n[c->i] += active;
+        inv_n[c->j] += active;
+        inv_n[c->k] += active;
+    }
+}
+
+void sinew__angles_error(const sinew_world *world, float *max_error, double *sum_sq)
+{
+    const sinew__angles *a = &world->angles;
+    float mx = 0.0f;
+    double sq = 0.0;
+    for (int k = 0; k < a->count; ++k) {
+        const sinew__angle *c = &a->c[k];
+        float ux, uy, vx, vy;
+        const float e = fabsf(outside(joint_angle(world, c, &ux, &uy, &vx, &vy), c->min, c->max));
+        mx = !(e <= mx) ? e : mx;
+        sq += (double)e * e;
+    }
+    *max_error = mx;
+    *sum_sq = sq;
+}

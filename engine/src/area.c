@@ -1,0 +1,371 @@
+// Area constraints: the 2D form of a volume constraint. A closed ring p_0 .. p_{n-1} keeps its
+// signed area A = 1/2 sum cross(p_k, p_{k+1}) at sign * pressure * rest. The gradient at p_k is
+// 1/2 perp(p_{k+1} - p_{k-1}), along the ring's outward normal there; the gradients sum to zero,
+// so the correction keeps momentum. PBD/XPBD like the other kinds:
+//   dlambda = k (-C - a lambda) / (sum w |grad|^2 + a),  p_k += w_k dlambda grad_k.
+#include <string.h>
+
+#include "world_internal.h"
+
+sinew_area_def sinew_default_area_def(void)
+{
+    sinew_area_def def = {0};
+    def.rest_area = SINEW_REST_CURRENT;
+    def.pressure = 1.0f;
+    def.stiffness = 1.0f;
+    return def;
+}
+
+static int is_soft(const sinew__area *a) { return a->stiffness != 1.0f || a->compliance > 0.0f; }
+
+static sinew_status areas_resize(sinew_world *world, int new_capacity)
+{
+    sinew__areas *a = &world->areas;
+    sinew__field fields[] = {
+        {(void **)&a->c, sizeof(sinew__area)},
+        {(void **)&a->lambda, sizeof(float)},
+        {(void **)&a->id_slot, sizeof(uint32_t)},
+    };
+    sinew_status s = sinew__block_resize(world, &a->block, &a->block_bytes, fields, 3, a->count, new_capacity);
+    if (s == SINEW_OK) {
+        a->capacity = new_capacity;
+    }
+    return s;
+}
+
+static sinew_status pool_reserve(sinew_world *world, int needed)
+{
+    sinew__areas *a = &world->areas;
+    if (needed <= a->idx_capacity) {
+        return SINEW_OK;
+    }
+    int cap = sinew__grow_capacity(a->idx_capacity, needed);
+    if (cap < 0) {
+        return SINEW_ERR_CAPACITY;
+    }
+    sinew__field f[] = {{(void **)&a->idx, sizeof(int32_t)}};
+    sinew_status s = sinew__block_resize(world, &a->pool_block, &a->pool_bytes, f, 1, a->idx_count, cap);
+    if (s == SINEW_OK) {
+        a->idx_capacity = cap;
+    }
+    return s;
+}
+
+void sinew__areas_free(sinew_world *world)
+{
+    sinew__areas *a = &world->areas;
+    sinew__free(world, a->block, a->block_bytes);
+    sinew__free(world, a->pool_block, a->pool_bytes);
+    sinew__id_pool_free(world, &a->ids);
+    memset(a, 0, sizeof *a);
+    a->ids.free_head = UINT32_MAX;
+}
+
+// Signed area of a ring given by particle indices.
+static double ring_area(const sinew_world *world, const int32_t *idx, int n)
+{
+    const float *x = world->particles.x, *y = world->particles.y;
+    double area = 0.0;
+    for (int k = 0; k < n; ++k) {
+        const int i = idx[k], j = idx[k + 1 < n ? k + 1 : 0];
+        area += (double)x[i] * y[j] - (double)x[j] * y[i];
+    }
+    return 0.5 * area;
+}
+
+static sinew_status check_scalars(const sinew_world *world, float pressure, float stiffness, float compliance)
+{
+    if (!sinew__finite(pressure) || !sinew__finite(stiffness) || !sinew__finite(compliance)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "area def: pressure, stiffness and compliance must be finite");
+    }
+    if (!(pressure > 0.0f) || stiffness < 0.0f || stiffness > 1.0f || compliance < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
+                           "area def: pressure > 0, stiffness in [0, 1] and compliance >= 0 required");
+    }
+    return SINEW_OK;
+}
+
+sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, sinew_area_id *out)
+{
+    if (world == NULL || def == NULL || out == NULL || (def->particles == NULL && def->count > 0)) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_area_create: world, def, particles and out are required");
+    }
+    if (def->count < 3 || def->count > (1 << 24)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "area def: a ring needs 3 or more particles");
+    }
+    if (!sinew__finite(def->rest_area)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "area def: rest_area must be finite");
+    }
+    sinew_status s = check_scalars(world, def->pressure, def->stiffness, def->compliance);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    sinew__areas *a = &world->areas;
+    if (world->max_constraints > 0 && a->count >= world->max_constraints) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_area_create: max_constraints reached");
+    }
+    // Room first (in the pool's tail, unused until committed), then validate into it.
+    s = pool_reserve(world, a->idx_count + def->count);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_area_create: growing the index pool failed");
+    }
+    int32_t *idx = a->idx + a->idx_count;
+    for (int k = 0; k < def->count; ++k) {
+        idx[k] = sinew__particle_lookup(world, def->particles[k]);
+        if (idx[k] < 0) {
+            return sinew__fail(world, SINEW_ERR_INVALID_ID, "area def: a particle of the ring is not live");
+        }
+        for (int m = 0; m < k; ++m) {
+            if (idx[m] == idx[k]) {
+                return sinew__fail(world, SINEW_ERR_SAME_PARTICLE, "area def: a particle appears twice in the ring");
+            }
+        }
+    }
+    const double current = ring_area(world, idx, def->count);
+    float rest = def->rest_area;
+    if (rest == SINEW_REST_CURRENT) {
+        rest = (float)fabs(current);
+    }
+    if (!(rest > 0.0f) || current == 0.0) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "area def: the rest area and the ring's area must not be 0");
+    }
+    if (a->count == a->capacity) {
+        int cap = sinew__grow_capacity(a->capacity, a->count + 1);
+        if (cap < 0 || areas_resize(world, cap) != SINEW_OK) {
+            return sinew__fail(world, cap < 0 ? SINEW_ERR_CAPACITY : SINEW_ERR_OUT_OF_MEMORY,
+                               "sinew_area_create: growing the store failed");
+        }
+    }
+    s = sinew__id_reserve(world, &a->ids);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_area_create: growing the id pool failed");
+    }
+    const int k = a->count++;
+    a->c[k] = (sinew__area){a->idx_count, def->count, rest, current > 0.0 ? 1.0f : -1.0f, def->pressure,
+                            def->stiffness, def->compliance};
+    a->idx_count += def->count;
+    a->lambda[k] = 0.0f;
+    a->soft_count += is_soft(&a->c[k]);
+    uint32_t slot = sinew__id_take(&a->ids, (uint32_t)k);
+    a->id_slot[k] = slot;
+    out->index1 = slot + 1u;
+    out->generation = a->ids.generation[slot];
+    return SINEW_OK;
+}
+
+// Removes constraint k: its indices leave the pool (the pool is packed), the last record moves in.
+static void remove_at(sinew__areas *a, int k)
+{
+    const int32_t first = a->c[k].first, n = a->c[k].count;
+    memmove(a->idx + first, a->idx + first + n, sizeof(int32_t) * (size_t)(a->idx_count - first - n));
+    a->idx_count -= n;
+    for (int m = 0; m < a->count; ++m) {
+        a->c[m].first -= a->c[m].first > first ? n : 0;
+    }
+    a->soft_count -= is_soft(&a->c[k]);
+    sinew__id_release(&a->ids, a->id_slot[k]);
+    int last = --a->count;
+    if (k != last) {
+        a->c[k] = a->c[last];
+        a->lambda[k] = a->lambda[last];
+        a->id_slot[k] = a->id_slot[last];
+        a->ids.dense[a->id_slot[k]] = (uint32_t)k;
+    }
+}
+
+static int lookup(const sinew_world *world, sinew_area_id id)
+{
+    return world != NULL ? sinew__id_lookup(&world->areas.ids, id.index1, id.generation) : -1;
+}
+
+sinew_status sinew_area_destroy(sinew_world *world, sinew_area_id id)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_area_destroy: stale or null id");
+    }
+    remove_at(&world->areas, k);
+    return SINEW_OK;
+}
+
+bool sinew_area_is_valid(const sinew_world *world, sinew_area_id id) { return lookup(world, id) >= 0; }
+
+sinew_status sinew_area_get_area(const sinew_world *world, sinew_area_id id, float *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_area_get_area: world and out are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_area_get_area: stale or null id");
+    }
+    const sinew__area *c = &world->areas.c[k];
+    *out = (float)(c->sign * ring_area(world, world->areas.idx + c->first, c->count));
+    return SINEW_OK;
+}
+
+sinew_status sinew_area_set_pressure(sinew_world *world, sinew_area_id id, float pressure)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_area_set_pressure: stale or null id");
+    }
+    sinew__area *c = &world->areas.c[k];
+    sinew_status s = check_scalars(world, pressure, c->stiffness, c->compliance);
+    if (s == SINEW_OK) {
+        c->pressure = pressure;
+    }
+    return s;
+}
+
+void sinew__areas_remove_particle(sinew_world *world, int index, int moved_from)
+{
+    sinew__areas *a = &world->areas;
+    for (int k = 0; k < a->count;) {
+        const sinew__area *c = &a->c[k];
+        bool uses = false;
+        for (int m = 0; m < c->count && !uses; ++m) {
+            uses = a->idx[c->first + m] == index;
+        }
+        if (uses) {
+            remove_at(a, k);
+            continue;
+        }
+        ++k;
+    }
+    for (int m = 0; m < a->idx_count; ++m) {
+        a->idx[m] = a->idx[m] == moved_from ? index : a->idx[m];
+    }
+}
+
+void sinew__areas_begin_substep(sinew_world *world)
+{
+    if (world->areas.soft_count > 0) {
+        memset(world->areas.lambda, 0, sizeof(float) * (size_t)world->areas.count);
+    }
+}
+
+// Error C (signed area minus target), the multiplier step dlambda (already times stiffness),
+// from the ring's current positions. Returns false when nothing can move.
+static bool area_step(const sinew_world *world, const sinew__area *c, float lambda, float inv_h2, float *dlambda)
+{
+    const int32_t *idx = world->areas.idx + c->first;
+    const float *x = world->particles.x, *y = world->particles.y, *w = world->particles.w;
+    const int n = c->count;
+    double area = 0.0, denom = 0.0;
+    for (int k = 0; k < n; ++k) {
+        const int prev = idx[k > 0 ? k - 1 : n - 1], cur = idx[k], next = idx[k + 1 < n ? k + 1 : 0];
+        area += (double)x[cur] * y[next] - (double)x[next] * y[cur];
+        const double gx = 0.5 * ((double)y[next] - y[prev]), gy = 0.5 * ((double)x[prev] - x[next]);
+        denom += w[cur] * (gx * gx + gy * gy);
+    }
+    const double C = c->sign * 0.5 * area - c->pressure * c->rest;
+    const double a = c->compliance * inv_h2;
+    denom += a;
+    if (!(denom > 0.0) || C == 0.0) {
+        *dlambda = 0.0f;
+        return false;
+    }
+    *dlambda = (float)(c->stiffness * (-C - a * lambda) / denom);
+    return true;
+}
+
+// Adds scale * w_k * grad_k to the ring's particles (positions or Jacobi sums).
+static void area_apply(sinew_world *world, const sinew__area *c, float step, bool accumulate)
+{
+    const int32_t *idx = world->areas.idx + c->first;
+    sinew__particles *p = &world->particles;
+    const int n = c->count;
+    const float s = c->sign * step;
+    // Gradients from the positions before any of this constraint's moves: compute them first.
+    for (int k = 0; k < n; ++k) {
+        const int prev = idx[k > 0 ? k - 1 : n - 1], cur = idx[k], next = idx[k + 1 < n ? k + 1 : 0];
+        const float gx = 0.5f * (p->y[next] - p->y[prev]), gy = 0.5f * (p->x[prev] - p->x[next]);
+        p->dx_pre[cur] = gx; // scratch: the step's gradients (dx_pre is free during the solve)
+        p->dy_pre[cur] = gy;
+    }
+    for (int k = 0; k < n; ++k) {
+        const int cur = idx[k];
+        const float f = s * p->w[cur];
+        if (accumulate) {
+            p->acc[cur].dx += (double)(f * p->dx_pre[cur]);
+            p->acc[cur].dy += (double)(f * p->dy_pre[cur]);
+        } else {
+            p->x[cur] += f * p->dx_pre[cur];
+            p->y[cur] += f * p->dy_pre[cur];
+        }
+    }
+}
+
+void sinew__areas_project(sinew_world *world, float inv_h2, bool backward)
+{
+    sinew__areas *a = &world->areas;
+    for (int m = 0; m < a->count; ++m) {
+        const int k = backward ? a->count - 1 - m : m;
+        float dlambda;
+        if (area_step(world, &a->c[k], a->lambda[k], inv_h2, &dlambda)) {
+            a->lambda[k] += dlambda;
+            area_apply(world, &a->c[k], dlambda, false);
+        }
+    }
+}
+
+// One factor for the whole ring, omega / max n over its vertices, so momentum is kept.
+static float ring_factor(const sinew_world *world, const sinew__area *c, float omega)
+{
+    const int32_t *idx = world->areas.idx + c->first;
+    float inv = 1.0f;
+    for (int k = 0; k < c->count; ++k) {
+        const float v = world->particles.inv_n[idx[k]];
+        inv = v < inv ? v : inv;
+    }
+    return omega * inv;
+}
+
+void sinew__areas_accumulate(sinew_world *world, float inv_h2, float omega)
+{
+    sinew__areas *a = &world->areas;
+    for (int k = 0; k < a->count; ++k) {
+        float dlambda;
+        if (area_step(world, &a->c[k], a->lambda[k], inv_h2, &dlambda)) {
+            const float f = ring_factor(world, &a->c[k], omega);
+            a->lambda[k] += f * dlambda;
+            area_apply(world, &a->c[k], f * dlambda, true);
+        }
+    }
+}
+
+void sinew__areas_count_active(sinew_world *world)
+{
+    const sinew__areas *a = &world->areas;
+    for (int k = 0; k < a->count; ++k) {
+        const sinew__area *c = &a->c[k];
+        const double C = c->sign * ring_area(world, a->idx + c->first, c->count) - c->pressure * c->rest;
+        if (C != 0.0) {
+            for (int m = 0; m < c->count; ++m) {
+                world->particles.inv_n[a->idx[c->first + m]] += 1.0f;
+            }
+        }
+    }
+}
+
+void sinew__areas_error(const sinew_world *world, float *max_error, double *sum_sq)
+{
+    const sinew__areas *a = &world->areas;
+    float mx = 0.0f;
+    double sq = 0.0;
+    for (int k = 0; k < a->count; ++k) {
+        const sinew__area *c = &a->c[k];
+        const float e = (float)fabs(c->sign * ring_area(world, a->idx + c->first, c->count) - c->pressure * c->rest);
+        mx = !(e <= mx) ? e : mx;
+        sq += (double)e * e;
+    }
+    *max_error = mx;
+    *sum_sq = sq;
+}
