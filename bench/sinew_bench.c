@@ -137,7 +137,9 @@ static int run(const options *o, int iteration)
         rd.links = o->n;
         rd.start = sinew_vec2_make(0.0f, 0.0f);
         rd.end = sinew_vec2_make(0.25f * (float)o->n, 0.0f);
-        sinew_rope_counts(&rd, &particles, &links);
+        sinew_scene_counts counts = sinew_rope_counts(&rd);
+        particles = counts.particles;
+        links = counts.distances;
         ids = calloc((size_t)links, sizeof *ids);
         sinew_rope r = {0};
         r.links = ids;
@@ -146,7 +148,9 @@ static int run(const options *o, int iteration)
         sinew_cloth_def cd = sinew_default_cloth_def();
         cd.columns = o->width;
         cd.rows = o->height;
-        sinew_cloth_counts(&cd, &particles, &links, NULL);
+        sinew_scene_counts counts = sinew_cloth_counts(&cd);
+        particles = counts.particles;
+        links = counts.distances;
         ids = calloc((size_t)links, sizeof *ids);
         sinew_cloth c = {0};
         c.links = ids;

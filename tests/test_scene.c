@@ -75,7 +75,7 @@ static void rope_counts_match_what_gets_created(void **state)
             d.pin_start = (pins & 1) != 0;
             d.pin_end = (pins & 2) != 0;
             int np = -1, nl = -1;
-            sinew_rope_counts(&d, &np, &nl);
+            { sinew_scene_counts c_ = sinew_rope_counts(&d); np = c_.particles; nl = c_.distances; }
             // By the header: links + 1 particles, `links` links.
             assert_int_equal(np, links[k] + 1);
             assert_int_equal(nl, links[k]);
@@ -89,10 +89,10 @@ static void rope_counts_match_what_gets_created(void **state)
     sinew_rope_def d = sinew_default_rope_def();
     d.links = 0;
     int np = -1, nl = -1;
-    sinew_rope_counts(&d, &np, &nl);
+    { sinew_scene_counts c_ = sinew_rope_counts(&d); np = c_.particles; nl = c_.distances; }
     assert_int_equal(np, 0);
     assert_int_equal(nl, 0);
-    sinew_rope_counts(&d, NULL, NULL);
+    (void)sinew_rope_counts(&d);
 }
 
 // Links of a columns x rows grid with the pinned particles given, leaving out links whose two
@@ -138,7 +138,7 @@ static void cloth_counts_match_what_gets_created(void **state)
             d.rows = sizes[s][1];
             d.pin = pins[p];
             int np = -1, nl = -1, npin = -1;
-            sinew_cloth_counts(&d, &np, &nl, &npin);
+            { sinew_scene_counts c_ = sinew_cloth_counts(&d); np = c_.particles; nl = c_.distances; npin = c_.pins; }
             assert_int_equal(np, d.columns * d.rows);
             assert_int_equal(nl, grid_links(d.columns, d.rows, d.pin));
             assert_int_equal(npin, grid_pins(d.columns, d.pin));
@@ -158,7 +158,7 @@ static void the_cloth_benchmark_scene_has_19701_links_and_100_pins(void **state)
     d.rows = 100;
     d.pin = SINEW_CLOTH_PIN_TOP_ROW;
     int np = 0, nl = 0, npin = 0;
-    sinew_cloth_counts(&d, &np, &nl, &npin);
+    { sinew_scene_counts c_ = sinew_cloth_counts(&d); np = c_.particles; nl = c_.distances; npin = c_.pins; }
     assert_int_equal(np, 10000);
     assert_int_equal(nl, 19701); // 100 x 99 vertical + 99 x 99 horizontal below the pinned row
     assert_int_equal(npin, 100);
@@ -204,7 +204,7 @@ static void rope_link_k_joins_particles_k_and_k_plus_1(void **state)
     d.pin_end = true;
     sinew_particle_id particles[10];
     sinew_distance_id links[9];
-    sinew_rope out = {particles, links, SINEW_NULL_ID, SINEW_NULL_ID};
+    sinew_rope out = {.particles = particles, .links = links};
     sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
     make_particle(w, 50.0f, 50.0f, 1.0f); // so rope indices and world indices differ
     assert_int_equal(sinew_rope_create(w, &d, &out), SINEW_OK);
@@ -254,7 +254,7 @@ static void cloth_layout_follows_the_header(void **state)
     d.spacing = 0.5f;
     d.pin = SINEW_CLOTH_PIN_TOP_CORNERS;
     int np, nl, npin;
-    sinew_cloth_counts(&d, &np, &nl, &npin);
+    { sinew_scene_counts c_ = sinew_cloth_counts(&d); np = c_.particles; nl = c_.distances; npin = c_.pins; }
     sinew_particle_id particles[30];
     sinew_distance_id links[64];
     sinew_pin_id pins[2];
@@ -313,7 +313,7 @@ static void pinned_ends_have_weight_zero_and_stay_put(void **state)
     d.weight = 0.5f;
     d.pin_end = true;
     sinew_particle_id particles[7];
-    sinew_rope out = {particles, NULL, SINEW_NULL_ID, SINEW_NULL_ID};
+    sinew_rope out = {.particles = particles, .links = NULL};
     sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
     assert_int_equal(sinew_rope_create(w, &d, &out), SINEW_OK);
     assert_true(weight_of(w, particles[0]) == 0.0f);
@@ -475,7 +475,7 @@ static before_build prepare(sinew_world *w, bool with_rope)
         d.links = 3;
         d.start = sinew_vec2_make(-5.0f, 1.0f);
         d.end = sinew_vec2_make(-2.0f, 1.0f);
-        sinew_rope out = {b.rope_particles, b.rope_links, SINEW_NULL_ID, SINEW_NULL_ID};
+        sinew_rope out = {.particles = b.rope_particles, .links = b.rope_links};
         assert_int_equal(sinew_rope_create(w, &d, &out), SINEW_OK);
         b.rope_pin = out.start_pin;
     }
@@ -516,7 +516,7 @@ static sinew_status build(sinew_world *w, builder_kind kind)
         sinew_rope_def d = sinew_default_rope_def();
         d.links = 12;
         d.pin_end = true;
-        sinew_rope out = {particles, links, SINEW_NULL_ID, SINEW_NULL_ID};
+        sinew_rope out = {.particles = particles, .links = links};
         return sinew_rope_create(w, &d, kind == BUILD_ROPE_WITH_OUT ? &out : NULL);
     }
     sinew_cloth_def d = sinew_default_cloth_def();
@@ -623,7 +623,7 @@ static void destroying_every_particle_a_builder_made_empties_the_world(void **st
     rd.pin_end = true;
     sinew_particle_id rp[16];
     sinew_distance_id rl[15];
-    sinew_rope rope = {rp, rl, SINEW_NULL_ID, SINEW_NULL_ID};
+    sinew_rope rope = {.particles = rp, .links = rl};
     assert_int_equal(sinew_rope_create(w, &rd, &rope), SINEW_OK);
 
     sinew_cloth_def cd = sinew_default_cloth_def();
@@ -631,7 +631,7 @@ static void destroying_every_particle_a_builder_made_empties_the_world(void **st
     cd.rows = 6;
     cd.origin = sinew_vec2_make(20.0f, 0.0f);
     int np, nl, npin;
-    sinew_cloth_counts(&cd, &np, &nl, &npin);
+    { sinew_scene_counts c_ = sinew_cloth_counts(&cd); np = c_.particles; nl = c_.distances; npin = c_.pins; }
     sinew_particle_id cp[48];
     sinew_distance_id cl[128];
     sinew_pin_id cpins[8];
@@ -678,7 +678,7 @@ static void counts_do_not_overflow_on_defs_the_builders_refuse(void **state)
     sinew_rope_def r = sinew_default_rope_def();
     r.links = INT32_MAX;
     int np = 0, nl = 0;
-    sinew_rope_counts(&r, &np, &nl);
+    { sinew_scene_counts c_ = sinew_rope_counts(&r); np = c_.particles; nl = c_.distances; }
     assert_true(np >= 0);
     assert_true(nl >= 0);
 
@@ -688,7 +688,7 @@ static void counts_do_not_overflow_on_defs_the_builders_refuse(void **state)
     np = 0;
     int npin = 0;
     // Links left out: counting them would walk 5e9 grid cells.
-    sinew_cloth_counts(&c, &np, NULL, &npin);
+    { sinew_scene_counts c_ = sinew_cloth_counts(&c); np = c_.particles; npin = c_.pins; }
     assert_true(np >= 0);
     assert_true(npin >= 0);
 

@@ -1,10 +1,98 @@
-// Scene builders over the public API: ropes, cloth, ball piles. A failed build destroys what it made.
+// Scene builders: the shared build machinery, ropes and cloth. A failed build destroys what it
+// made. Soft bodies are in softbody.c, ball piles in pile.c.
+#include <stdlib.h>
 #include <string.h>
 
-#include "world_internal.h"
+#include "scene_internal.h"
 
 #define SINEW__MAX_ROPE_LINKS (1 << 24)
 #define SINEW__MAX_CLOTH_SIDE 4096
+
+// ---- build machinery --------------------------------------------------------------------------
+
+bool sinew__build_begin(sinew__build *b, sinew_world *world, int particles, int distances, sinew_particle_id *ids)
+{
+    *b = (sinew__build){world, ids, NULL, particles, 0, SINEW_OK};
+    b->status = sinew__particles_reserve(world, world->particles.count + particles);
+    if (b->status == SINEW_OK) {
+        b->status = sinew__distances_reserve(world, world->distances.l.count + distances);
+    }
+    if (b->status == SINEW_OK && ids == NULL && particles > 0) {
+        b->tmp = sinew__alloc(world, sizeof(sinew_particle_id) * (size_t)particles);
+        b->status = b->tmp != NULL ? SINEW_OK : SINEW_ERR_OUT_OF_MEMORY;
+        b->ids = b->tmp;
+    }
+    if (b->status != SINEW_OK) {
+        sinew__fail(world, b->status, "scene builder: reserving memory failed");
+    }
+    return b->status == SINEW_OK;
+}
+
+int sinew__build_particle(sinew__build *b, const sinew_particle_def *def, bool pinned, sinew_pin_id *pin)
+{
+    if (b->status != SINEW_OK) {
+        return -1;
+    }
+    sinew_particle_def p = *def;
+    p.weight = pinned ? 0.0f : def->weight;
+    sinew_particle_id id;
+    b->status = sinew_particle_create(b->world, &p, &id);
+    if (b->status != SINEW_OK) {
+        return -1;
+    }
+    const int k = b->made++;
+    b->ids[k] = id;
+    if (pinned) {
+        sinew_pin_def pd = sinew_default_pin_def();
+        pd.particle = id;
+        pd.target = def->position;
+        sinew_pin_id made;
+        b->status = sinew_pin_create(b->world, &pd, &made); // on failure the particle goes in build_end
+        if (b->status == SINEW_OK && pin != NULL) {
+            *pin = made;
+        }
+    }
+    return b->status == SINEW_OK ? k : -1;
+}
+
+sinew_distance_id sinew__build_link(sinew__build *b, int a, int c, const sinew_distance_def *proto)
+{
+    sinew_distance_id id = SINEW_NULL_ID;
+    if (b->status == SINEW_OK) {
+        sinew_distance_def d = *proto;
+        d.a = b->ids[a];
+        d.b = b->ids[c];
+        b->status = sinew_distance_create(b->world, &d, &id);
+    }
+    return id;
+}
+
+sinew_status sinew__build_end(sinew__build *b)
+{
+    if (b->status != SINEW_OK) {
+        for (int k = b->made - 1; k >= 0; --k) {
+            sinew_particle_destroy(b->world, b->ids[k]); // its constraints go with it
+        }
+    }
+    sinew__free(b->world, b->tmp, sizeof(sinew_particle_id) * (size_t)b->capacity);
+    return b->status;
+}
+
+sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance)
+{
+    if (!sinew__finite(weight) || !sinew__finite(radius) || !sinew__finite(stiffness) || !sinew__finite(compliance)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "builder def: weight, radius, stiffness, compliance must be finite");
+    }
+    if (!(weight > 0.0f) || radius < 0.0f || stiffness < 0.0f || stiffness > 1.0f || compliance < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
+                           "builder def: weight > 0, radius >= 0, stiffness in [0, 1], compliance >= 0 required");
+    }
+    return SINEW_OK;
+}
+
+static bool unit_interval(float v) { return sinew__finite(v) && v >= 0.0f && v <= 1.0f; }
+
+// ---- rope -------------------------------------------------------------------------------------
 
 sinew_rope_def sinew_default_rope_def(void)
 {
@@ -19,6 +107,124 @@ sinew_rope_def sinew_default_rope_def(void)
     return def;
 }
 
+static bool rope_ok(const sinew_rope_def *def)
+{
+    return def != NULL && def->links >= 1 && def->links <= SINEW__MAX_ROPE_LINKS;
+}
+
+// Tethers of particle k: one to each pinned end it is not.
+static int rope_tethers_of(const sinew_rope_def *def, int k)
+{
+    if (!def->tethers) {
+        return 0;
+    }
+    return (def->pin_start && k != 0) + (def->pin_end && k != def->links);
+}
+
+sinew_scene_counts sinew_rope_counts(const sinew_rope_def *def)
+{
+    sinew_scene_counts c = {0};
+    if (!rope_ok(def)) {
+        return c;
+    }
+    const int n = def->links;
+    c.particles = n + 1;
+    c.distances = n;
+    for (int k = 0; k <= n; ++k) {
+        c.distances += rope_tethers_of(def, k);
+    }
+    c.angles = def->bend_stiffness > 0.0f ? n - 1 : 0;
+    c.pins = (int)def->pin_start + (int)def->pin_end;
+    return c;
+}
+
+sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, sinew_rope *out)
+{
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_rope_create: world and def are required");
+    }
+    if (!sinew__finite2(def->start) || !sinew__finite2(def->end) || !sinew__finite(def->bend_stiffness)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "rope def: start, end and bend_stiffness must be finite");
+    }
+    sinew_status s = sinew__check_material(world, def->weight, def->radius, def->stiffness, def->compliance);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    if (def->mode != SINEW_DISTANCE_EQUAL && def->mode != SINEW_DISTANCE_MAX_ONLY && def->mode != SINEW_DISTANCE_MIN_ONLY) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: unknown distance mode");
+    }
+    if (!rope_ok(def) || !unit_interval(def->bend_stiffness)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: links in 1..2^24, bend_stiffness in [0, 1]");
+    }
+    const sinew_scene_counts counts = sinew_rope_counts(def);
+    const int n = def->links;
+    sinew__build b;
+    if (!sinew__build_begin(&b, world, n + 1, counts.distances, out != NULL ? out->particles : NULL)) {
+        return b.status;
+    }
+    sinew_pin_id pins[2] = {SINEW_NULL_ID, SINEW_NULL_ID};
+    sinew_particle_def p = sinew_default_particle_def();
+    p.weight = def->weight;
+    p.radius = def->radius;
+    p.flags = def->particle_flags;
+    for (int k = 0; k <= n; ++k) {
+        p.position = sinew_vec2_lerp(def->start, def->end, (float)k / (float)n);
+        const bool pinned = (k == 0 && def->pin_start) || (k == n && def->pin_end);
+        sinew__build_particle(&b, &p, pinned, &pins[k == 0 ? 0 : 1]);
+    }
+    sinew_distance_def link = sinew_default_distance_def();
+    link.mode = def->mode;
+    link.stiffness = def->stiffness;
+    link.compliance = def->compliance;
+    // Even links first, then odd: neighbours in the sweep share no particle (see docs/solver.md).
+    for (int parity = 0; parity < 2; ++parity) {
+        for (int k = parity; k < n; k += 2) {
+            sinew_distance_id id = sinew__build_link(&b, k, k + 1, &link);
+            if (out != NULL && out->links != NULL && b.status == SINEW_OK) {
+                out->links[k] = id;
+            }
+        }
+    }
+    for (int k = 1; k < n && def->bend_stiffness > 0.0f && b.status == SINEW_OK; ++k) {
+        sinew_angle_def ad = sinew_default_angle_def();
+        ad.a = b.ids[k - 1];
+        ad.b = b.ids[k];
+        ad.c = b.ids[k + 1];
+        ad.stiffness = def->bend_stiffness;
+        sinew_angle_id id;
+        b.status = sinew_angle_create(world, &ad, &id);
+        if (out != NULL && out->bends != NULL && b.status == SINEW_OK) {
+            out->bends[k - 1] = id;
+        }
+    }
+    // Tethers: max-only links to each pinned end at the rest path length along the rope.
+    sinew_distance_def tether = sinew_default_distance_def();
+    tether.mode = SINEW_DISTANCE_MAX_ONLY;
+    const float link_length = sinew_vec2_distance(def->start, def->end) / (float)n;
+    int made_tethers = 0;
+    for (int k = 0; k <= n && def->tethers; ++k) {
+        for (int end = 0; end < 2; ++end) {
+            const int anchor = end == 0 ? 0 : n;
+            if (!(end == 0 ? def->pin_start : def->pin_end) || anchor == k) {
+                continue;
+            }
+            tether.rest = link_length * (float)abs(k - anchor);
+            sinew_distance_id id = sinew__build_link(&b, k, anchor, &tether);
+            if (out != NULL && out->tethers != NULL && b.status == SINEW_OK) {
+                out->tethers[made_tethers] = id;
+            }
+            made_tethers += b.status == SINEW_OK;
+        }
+    }
+    if (b.status == SINEW_OK && out != NULL) {
+        out->start_pin = def->pin_start ? pins[0] : (sinew_pin_id)SINEW_NULL_ID;
+        out->end_pin = def->pin_end ? pins[1] : (sinew_pin_id)SINEW_NULL_ID;
+    }
+    return sinew__build_end(&b);
+}
+
+// ---- cloth ------------------------------------------------------------------------------------
+
 sinew_cloth_def sinew_default_cloth_def(void)
 {
     sinew_cloth_def def = {0};
@@ -29,138 +235,27 @@ sinew_cloth_def sinew_default_cloth_def(void)
     def.radius = 0.05f;
     def.pin = SINEW_CLOTH_PIN_TOP_ROW;
     def.stiffness = 1.0f;
+    def.structural = true;
+    def.bend_stiffness = 0.5f;
     return def;
 }
 
-// Destroys the first `count` particles of `ids` (their constraints go with them).
-static void rollback(sinew_world *world, const sinew_particle_id *ids, int count)
+sinew_cloth_def sinew_default_jelly_def(void)
 {
-    for (int k = count - 1; k >= 0; --k) {
-        sinew_particle_destroy(world, ids[k]);
-    }
+    sinew_cloth_def def = sinew_default_cloth_def();
+    def.columns = 8;
+    def.rows = 8;
+    def.pin = SINEW_CLOTH_PIN_NONE;
+    def.shear = true;
+    def.radius = 0.1f;
+    def.particle_flags = SINEW_PARTICLE_COLLIDES;
+    return def;
 }
 
-// Checks the fields every builder shares.
-static sinew_status check_common(sinew_world *world, float weight, float radius, float stiffness, float compliance)
+static bool cloth_ok(const sinew_cloth_def *def)
 {
-    if (!sinew__finite(weight) || !sinew__finite(radius) || !sinew__finite(stiffness) || !sinew__finite(compliance)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "builder def: weight, radius, stiffness, compliance must be finite");
-    }
-    if (!(weight > 0.0f) || radius < 0.0f || stiffness < 0.0f || stiffness > 1.0f || compliance < 0.0f) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
-                           "builder def: weight > 0, radius >= 0, stiffness in [0, 1], compliance >= 0 required");
-    }
-    return SINEW_OK;
-}
-
-// Makes one particle, pinned (weight 0 plus a kinematic pin) when asked.
-static sinew_status make_particle(sinew_world *world, sinew_vec2 at, float weight, float radius, uint32_t flags,
-                                  bool pinned, sinew_particle_id *id, sinew_pin_id *pin)
-{
-    sinew_particle_def p = sinew_default_particle_def();
-    p.position = at;
-    p.weight = pinned ? 0.0f : weight;
-    p.radius = radius;
-    p.flags = flags;
-    sinew_status s = sinew_particle_create(world, &p, id);
-    if (s != SINEW_OK || !pinned) {
-        return s;
-    }
-    sinew_pin_def pd = sinew_default_pin_def();
-    pd.particle = *id;
-    pd.target = at;
-    s = sinew_pin_create(world, &pd, pin);
-    if (s != SINEW_OK) {
-        sinew_particle_destroy(world, *id);
-    }
-    return s;
-}
-
-static sinew_status make_link(sinew_world *world, sinew_particle_id a, sinew_particle_id b, sinew_distance_mode mode,
-                              float stiffness, float compliance, sinew_distance_id *out)
-{
-    sinew_distance_def d = sinew_default_distance_def();
-    d.a = a;
-    d.b = b;
-    d.mode = mode;
-    d.stiffness = stiffness;
-    d.compliance = compliance;
-    return sinew_distance_create(world, &d, out);
-}
-
-void sinew_rope_counts(const sinew_rope_def *def, int *particles, int *links)
-{
-    // Defs the builder refuses count as nothing (and cannot overflow).
-    int n = def != NULL && def->links >= 1 && def->links <= SINEW__MAX_ROPE_LINKS ? def->links : 0;
-    if (particles != NULL) {
-        *particles = n > 0 ? n + 1 : 0;
-    }
-    if (links != NULL) {
-        *links = n;
-    }
-}
-
-sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, sinew_rope *out)
-{
-    if (world == NULL || def == NULL) {
-        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_rope_create: world and def are required");
-    }
-    if (!sinew__finite2(def->start) || !sinew__finite2(def->end)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "rope def: start and end must be finite");
-    }
-    sinew_status s = check_common(world, def->weight, def->radius, def->stiffness, def->compliance);
-    if (s != SINEW_OK) {
-        return s;
-    }
-    if (def->mode != SINEW_DISTANCE_EQUAL && def->mode != SINEW_DISTANCE_MAX_ONLY && def->mode != SINEW_DISTANCE_MIN_ONLY) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: unknown distance mode");
-    }
-    if (def->links < 1 || def->links > SINEW__MAX_ROPE_LINKS) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: links must be in 1..2^24");
-    }
-    const int n = def->links;
-    s = sinew__particles_reserve(world, world->particles.count + n + 1);
-    if (s == SINEW_OK) {
-        s = sinew__distances_reserve(world, world->distances.l.count + n);
-    }
-    // The particle ids go to the caller's array when given, else to a temporary one.
-    sinew_particle_id *ids = out != NULL && out->particles != NULL ? out->particles : NULL;
-    sinew_particle_id *tmp = NULL;
-    if (s == SINEW_OK && ids == NULL) {
-        tmp = sinew__alloc(world, sizeof(sinew_particle_id) * (size_t)(n + 1));
-        s = tmp != NULL ? SINEW_OK : SINEW_ERR_OUT_OF_MEMORY;
-        ids = tmp;
-    }
-    if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_rope_create: reserving memory failed");
-    }
-    sinew_pin_id pins[2] = {SINEW_NULL_ID, SINEW_NULL_ID};
-    int made = 0;
-    for (int k = 0; k <= n && s == SINEW_OK; ++k) {
-        bool pinned = (k == 0 && def->pin_start) || (k == n && def->pin_end);
-        sinew_vec2 at = sinew_vec2_lerp(def->start, def->end, (float)k / (float)n);
-        s = make_particle(world, at, def->weight, def->radius, def->particle_flags, pinned, &ids[k],
-                          &pins[k == 0 ? 0 : 1]);
-        made += s == SINEW_OK;
-    }
-    // Even links first, then odd: neighbours in the sweep share no particle (see docs/solver.md).
-    for (int parity = 0; parity < 2 && s == SINEW_OK; ++parity) {
-        for (int k = parity; k < n && s == SINEW_OK; k += 2) {
-            sinew_distance_id link;
-            s = make_link(world, ids[k], ids[k + 1], def->mode, def->stiffness, def->compliance, &link);
-            if (s == SINEW_OK && out != NULL && out->links != NULL) {
-                out->links[k] = link;
-            }
-        }
-    }
-    if (s != SINEW_OK) {
-        rollback(world, ids, made);
-    } else if (out != NULL) {
-        out->start_pin = def->pin_start ? pins[0] : (sinew_pin_id)SINEW_NULL_ID;
-        out->end_pin = def->pin_end ? pins[1] : (sinew_pin_id)SINEW_NULL_ID;
-    }
-    sinew__free(world, tmp, sizeof(sinew_particle_id) * (size_t)(n + 1));
-    return s;
+    return def != NULL && def->columns >= 1 && def->rows >= 1 && def->columns <= SINEW__MAX_CLOTH_SIDE &&
+           def->rows <= SINEW__MAX_CLOTH_SIDE && def->columns * def->rows >= 2;
 }
 
 static bool cloth_pinned(const sinew_cloth_def *def, int r, int c)
@@ -172,83 +267,135 @@ static bool cloth_pinned(const sinew_cloth_def *def, int r, int c)
            (def->pin == SINEW_CLOTH_PIN_TOP_CORNERS && (c == 0 || c == def->columns - 1));
 }
 
-// Calls visit(r0, c0, r1, c1) for every cloth link in creation order: horizontal links of even
-// then odd columns, then vertical links of even then odd rows, leaving out links whose two ends
-// are pinned. Consecutive links share no particle. Returns the number of links.
-typedef bool (*link_visitor)(void *ctx, int a, int b);
+// Visits every cloth link in creation order, leaving out links whose two ends are pinned. Each
+// family is made in passes whose links share no particle, so Gauss-Seidel's blocks are free:
+// structural horizontal (even, odd columns), vertical (even, odd rows); shear by direction and
+// row parity; bend links grouped by position mod 4. visit(ctx, a, b, family) gets particle
+// indices (row-major); returns false to stop. Returns the number of links.
+enum { STRUCTURAL, SHEAR, BEND };
+typedef bool (*link_visitor)(void *ctx, int a, int b, int family);
+
 static int cloth_links(const sinew_cloth_def *def, link_visitor visit, void *ctx)
 {
     const int W = def->columns, H = def->rows;
     int count = 0;
-    for (int parity = 0; parity < 2; ++parity) {
-        for (int r = 0; r < H; ++r) {
-            for (int c = parity; c + 1 < W; c += 2) {
-                if (cloth_pinned(def, r, c) && cloth_pinned(def, r, c + 1)) {
-                    continue;
+#define CLOTH_LINK(r0, c0, r1, c1, family)                                                          \
+    do {                                                                                          \
+        if (!(cloth_pinned(def, (r0), (c0)) && cloth_pinned(def, (r1), (c1)))) {                   \
+            if (visit != NULL && !visit(ctx, (r0) * W + (c0), (r1) * W + (c1), (family))) {        \
+                return -1;                                                                        \
+            }                                                                                     \
+            ++count;                                                                              \
+        }                                                                                         \
+    } while (0)
+    if (def->structural) {
+        for (int parity = 0; parity < 2; ++parity) {
+            for (int r = 0; r < H; ++r) {
+                for (int c = parity; c + 1 < W; c += 2) {
+                    CLOTH_LINK(r, c, r, c + 1, STRUCTURAL);
                 }
-                if (visit != NULL && !visit(ctx, r * W + c, r * W + c + 1)) {
-                    return -1;
+            }
+        }
+        for (int parity = 0; parity < 2; ++parity) {
+            for (int r = parity; r + 1 < H; r += 2) {
+                for (int c = 0; c < W; ++c) {
+                    CLOTH_LINK(r, c, r + 1, c, STRUCTURAL);
                 }
-                ++count;
             }
         }
     }
-    for (int parity = 0; parity < 2; ++parity) {
-        for (int r = parity; r + 1 < H; r += 2) {
-            for (int c = 0; c < W; ++c) {
-                if (cloth_pinned(def, r, c) && cloth_pinned(def, r + 1, c)) {
-                    continue;
+    if (def->shear) {
+        for (int dir = 0; dir < 2; ++dir) {
+            for (int parity = 0; parity < 2; ++parity) {
+                for (int r = parity; r + 1 < H; r += 2) {
+                    for (int c = 0; c + 1 < W; ++c) {
+                        if (dir == 0) {
+                            CLOTH_LINK(r, c, r + 1, c + 1, SHEAR);
+                        } else {
+                            CLOTH_LINK(r, c + 1, r + 1, c, SHEAR);
+                        }
+                    }
                 }
-                if (visit != NULL && !visit(ctx, r * W + c, (r + 1) * W + c)) {
-                    return -1;
-                }
-                ++count;
             }
         }
     }
+    if (def->bend) {
+        for (int group = 0; group < 2; ++group) { // position mod 4 in {0, 1}, then {2, 3}
+            for (int r = 0; r < H; ++r) {
+                for (int c = 0; c + 2 < W; ++c) {
+                    if ((c % 4 >= 2) == (group == 1)) {
+                        CLOTH_LINK(r, c, r, c + 2, BEND);
+                    }
+                }
+            }
+            for (int r = 0; r + 2 < H; ++r) {
+                if ((r % 4 >= 2) != (group == 1)) {
+                    continue;
+                }
+                for (int c = 0; c < W; ++c) {
+                    CLOTH_LINK(r, c, r + 2, c, BEND);
+                }
+            }
+        }
+    }
+#undef CLOTH_LINK
     return count;
 }
 
-void sinew_cloth_counts(const sinew_cloth_def *def, int *particles, int *links, int *pins)
+// The pinned particle nearest (r, c), by rest distance; -1 when nothing is pinned.
+static int cloth_anchor(const sinew_cloth_def *def, int r, int c)
 {
-    // Defs the builder refuses count as nothing (and cannot overflow).
-    bool ok = def != NULL && def->columns >= 1 && def->rows >= 1 && def->columns <= SINEW__MAX_CLOTH_SIDE &&
-              def->rows <= SINEW__MAX_CLOTH_SIDE;
-    int np = 0;
-    for (int c = 0; ok && c < def->columns; ++c) {
-        np += cloth_pinned(def, 0, c);
+    int best = -1;
+    long best_d2 = 0;
+    for (int k = 0; k < def->columns; ++k) {
+        if (cloth_pinned(def, 0, k)) {
+            const long d2 = (long)r * r + (long)(c - k) * (c - k);
+            if (best < 0 || d2 < best_d2) {
+                best = k;
+                best_d2 = d2;
+            }
+        }
     }
-    if (particles != NULL) {
-        *particles = ok ? def->columns * def->rows : 0;
+    return best;
+}
+
+sinew_scene_counts sinew_cloth_counts(const sinew_cloth_def *def)
+{
+    sinew_scene_counts c = {0};
+    if (!cloth_ok(def)) {
+        return c;
     }
-    if (links != NULL) {
-        *links = ok ? cloth_links(def, NULL, NULL) : 0;
+    c.particles = def->columns * def->rows;
+    c.distances = cloth_links(def, NULL, NULL);
+    for (int k = 0; k < def->columns; ++k) {
+        c.pins += cloth_pinned(def, 0, k);
     }
-    if (pins != NULL) {
-        *pins = np;
+    if (def->tethers && c.pins > 0) {
+        c.distances += c.particles - c.pins; // every free particle, to its nearest pin
     }
+    return c;
 }
 
 typedef struct cloth_ctx {
-    sinew_world *world;
+    sinew__build *b;
     const sinew_cloth_def *def;
-    const sinew_particle_id *ids;
     sinew_distance_id *links;
     int made;
-    sinew_status status;
 } cloth_ctx;
 
-static bool cloth_visit(void *p, int a, int b)
+static bool cloth_visit(void *p, int a, int c, int family)
 {
     cloth_ctx *ctx = p;
-    sinew_distance_id link;
-    ctx->status = make_link(ctx->world, ctx->ids[a], ctx->ids[b], SINEW_DISTANCE_EQUAL, ctx->def->stiffness,
-                            ctx->def->compliance, &link);
-    if (ctx->status != SINEW_OK) {
+    sinew_distance_def d = sinew_default_distance_def();
+    d.stiffness = family == BEND ? ctx->def->bend_stiffness : ctx->def->stiffness;
+    d.compliance = family == BEND ? 0.0f : ctx->def->compliance;
+    d.tear_ratio = family == BEND ? 0.0f : ctx->def->tear_ratio;
+    sinew_distance_id id = sinew__build_link(ctx->b, a, c, &d);
+    if (ctx->b->status != SINEW_OK) {
         return false;
     }
     if (ctx->links != NULL) {
-        ctx->links[ctx->made] = link;
+        ctx->links[ctx->made] = id;
     }
     ctx->made += 1;
     return true;
@@ -259,183 +406,64 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
     if (world == NULL || def == NULL) {
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_cloth_create: world and def are required");
     }
-    if (!sinew__finite2(def->origin) || !sinew__finite(def->spacing)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "cloth def: origin and spacing must be finite");
+    if (!sinew__finite2(def->origin) || !sinew__finite(def->spacing) || !sinew__finite(def->bend_stiffness) ||
+        !sinew__finite(def->tear_ratio)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "cloth def: origin, spacing, bend_stiffness, tear_ratio must be finite");
     }
-    sinew_status s = check_common(world, def->weight, def->radius, def->stiffness, def->compliance);
+    sinew_status s = sinew__check_material(world, def->weight, def->radius, def->stiffness, def->compliance);
     if (s != SINEW_OK) {
         return s;
     }
-    if (def->columns < 1 || def->rows < 1 || def->columns > SINEW__MAX_CLOTH_SIDE || def->rows > SINEW__MAX_CLOTH_SIDE ||
-        def->columns * def->rows < 2 || !(def->spacing > 0.0f) ||
+    if (!cloth_ok(def) || !(def->spacing > 0.0f) || !unit_interval(def->bend_stiffness) ||
+        (def->tear_ratio != 0.0f && !(def->tear_ratio > 1.0f)) ||
         (def->pin != SINEW_CLOTH_PIN_NONE && def->pin != SINEW_CLOTH_PIN_TOP_ROW &&
          def->pin != SINEW_CLOTH_PIN_TOP_CORNERS)) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
-                           "cloth def: columns and rows in 1..4096 (2 particles at least), spacing > 0, known pin");
+                           "cloth def: columns and rows in 1..4096 (2 particles at least), spacing > 0, "
+                           "bend_stiffness in [0, 1], tear_ratio 0 or > 1, known pin");
     }
-    int np, nl;
-    sinew_cloth_counts(def, &np, &nl, NULL);
-    s = sinew__particles_reserve(world, world->particles.count + np);
-    if (s == SINEW_OK) {
-        s = sinew__distances_reserve(world, world->distances.l.count + nl);
+    const sinew_scene_counts counts = sinew_cloth_counts(def);
+    sinew__build b;
+    if (!sinew__build_begin(&b, world, counts.particles, counts.distances, out != NULL ? out->particles : NULL)) {
+        return b.status;
     }
-    sinew_particle_id *ids = out != NULL && out->particles != NULL ? out->particles : NULL;
-    sinew_particle_id *tmp = NULL;
-    if (s == SINEW_OK && ids == NULL) {
-        tmp = sinew__alloc(world, sizeof(sinew_particle_id) * (size_t)np);
-        s = tmp != NULL ? SINEW_OK : SINEW_ERR_OUT_OF_MEMORY;
-        ids = tmp;
-    }
-    if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_cloth_create: reserving memory failed");
-    }
-    int made = 0, pins_made = 0;
-    for (int r = 0; r < def->rows && s == SINEW_OK; ++r) {
-        for (int c = 0; c < def->columns && s == SINEW_OK; ++c) {
-            sinew_vec2 at = sinew_vec2_make(def->origin.x + def->spacing * (float)c,
-                                            def->origin.y - def->spacing * (float)r);
-            bool pinned = cloth_pinned(def, r, c);
+    sinew_particle_def p = sinew_default_particle_def();
+    p.weight = def->weight;
+    p.radius = def->radius;
+    p.flags = def->particle_flags;
+    int pins_made = 0;
+    for (int r = 0; r < def->rows; ++r) {
+        for (int c = 0; c < def->columns; ++c) {
+            p.position = sinew_vec2_make(def->origin.x + def->spacing * (float)c, def->origin.y - def->spacing * (float)r);
+            const bool pinned = cloth_pinned(def, r, c);
             sinew_pin_id pin = SINEW_NULL_ID;
-            s = make_particle(world, at, def->weight, def->radius, def->particle_flags, pinned, &ids[made], &pin);
-            if (s == SINEW_OK) {
-                made += 1;
-                if (pinned && out != NULL && out->pins != NULL) {
-                    out->pins[pins_made] = pin;
-                }
-                pins_made += pinned;
+            sinew__build_particle(&b, &p, pinned, &pin);
+            if (pinned && out != NULL && out->pins != NULL && b.status == SINEW_OK) {
+                out->pins[pins_made] = pin;
             }
+            pins_made += pinned;
         }
     }
-    if (s == SINEW_OK) {
-        cloth_ctx ctx = {world, def, ids, out != NULL ? out->links : NULL, 0, SINEW_OK};
+    cloth_ctx ctx = {&b, def, out != NULL ? out->links : NULL, 0};
+    if (b.status == SINEW_OK) {
         cloth_links(def, cloth_visit, &ctx);
-        s = ctx.status;
     }
-    if (s != SINEW_OK) {
-        rollback(world, ids, made);
-    }
-    sinew__free(world, tmp, sizeof(sinew_particle_id) * (size_t)np);
-    return s;
-}
-
-sinew_pile_def sinew_default_pile_def(void)
-{
-    sinew_pile_def def = {0};
-    def.count = 100;
-    def.origin = sinew_vec2_make(1.0f, 1.0f);
-    def.spacing = 1.2f;
-    def.row_offset = 0.3f;
-    def.radius_min = 0.5f;
-    def.radius_max = 0.5f;
-    def.seed = 1u;
-    def.weight = 1.0f;
-    def.friction = 0.6f;
-    def.kinetic_friction = 0.5f;
-    def.container = SINEW_PILE_BOX;
-    return def;
-}
-
-static sinew_status check_pile(sinew_world *world, const sinew_pile_def *def)
-{
-    if (!sinew__finite2(def->origin) || !sinew__finite(def->spacing) || !sinew__finite(def->row_offset) ||
-        !sinew__finite(def->radius_min) || !sinew__finite(def->radius_max) || !sinew__finite(def->weight) ||
-        !sinew__finite(def->friction) || !sinew__finite(def->kinetic_friction)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "pile def: every number must be finite");
-    }
-    if (def->count < 1 || def->count > (1 << 24) || def->columns < 0 || !(def->spacing > 0.0f) ||
-        !(def->radius_min > 0.0f) || def->radius_max < def->radius_min || !(def->weight > 0.0f) ||
-        def->friction < 0.0f || def->kinetic_friction < 0.0f ||
-        (def->container != SINEW_PILE_NONE && def->container != SINEW_PILE_BOX && def->container != SINEW_PILE_SLOPES)) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
-                           "pile def: count in 1..2^24, columns >= 0, spacing > 0, 0 < radius_min <= radius_max, "
-                           "weight > 0, friction >= 0, known container");
-    }
-    return SINEW_OK;
-}
-
-sinew_status sinew_pile_create(sinew_world *world, const sinew_pile_def *def, sinew_pile *out)
-{
-    if (world == NULL || def == NULL) {
-        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pile_create: world and def are required");
-    }
-    sinew_status s = check_pile(world, def);
-    if (s != SINEW_OK) {
-        return s;
-    }
-    const int n = def->count;
-    const int cols = def->columns > 0 ? def->columns : (int)ceil(sqrt((double)n));
-    const int rows = (n + cols - 1) / cols;
-    const float left = def->origin.x - 1.0f, floor_y = def->origin.y - 1.0f;
-    const float right = def->origin.x + def->spacing * (float)cols;
-    const float top = def->origin.y + def->spacing * (float)(rows - 1) + 5.0f;
-
-    s = sinew__particles_reserve(world, world->particles.count + n);
-    sinew_particle_id *ids = out != NULL && out->particles != NULL ? out->particles : NULL;
-    sinew_particle_id *tmp = NULL;
-    if (s == SINEW_OK && ids == NULL) {
-        tmp = sinew__alloc(world, sizeof(sinew_particle_id) * (size_t)n);
-        s = tmp != NULL ? SINEW_OK : SINEW_ERR_OUT_OF_MEMORY;
-        ids = tmp;
-    }
-    if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_pile_create: reserving memory failed");
-    }
-    sinew_collider_id colliders[SINEW_PILE_MAX_COLLIDERS];
-    int made_colliders = 0;
-    if (def->container != SINEW_PILE_NONE) {
-        sinew_collider_def cd = sinew_default_collider_def();
-        cd.friction = def->friction;
-        cd.kinetic_friction = def->kinetic_friction;
-        s = sinew_plane_collider_create(world, &cd, sinew_vec2_make(0, 1), floor_y, &colliders[made_colliders]);
-        made_colliders += s == SINEW_OK;
-        if (s == SINEW_OK) {
-            s = sinew_plane_collider_create(world, &cd, sinew_vec2_make(1, 0), left, &colliders[made_colliders]);
-            made_colliders += s == SINEW_OK;
-        }
-        if (s == SINEW_OK) {
-            s = sinew_plane_collider_create(world, &cd, sinew_vec2_make(-1, 0), -right, &colliders[made_colliders]);
-            made_colliders += s == SINEW_OK;
-        }
-        if (s == SINEW_OK && def->container == SINEW_PILE_SLOPES) {
-            // Two slopes from the walls, a quarter of the width up, down to a third of the way in.
-            const float w = right - left, y0 = floor_y + 0.25f * w, y1 = floor_y + 0.05f * w;
-            s = sinew_segment_collider_create(world, &cd, sinew_vec2_make(left, y0),
-                                              sinew_vec2_make(left + w / 3.0f, y1), 0.1f, &colliders[made_colliders]);
-            made_colliders += s == SINEW_OK;
-            if (s == SINEW_OK) {
-                s = sinew_segment_collider_create(world, &cd, sinew_vec2_make(right, y0),
-                                                  sinew_vec2_make(right - w / 3.0f, y1), 0.1f,
-                                                  &colliders[made_colliders]);
-                made_colliders += s == SINEW_OK;
+    // Tethers: each free particle, no farther from its nearest pin than in the flat rest pose.
+    sinew_distance_def tether = sinew_default_distance_def();
+    tether.mode = SINEW_DISTANCE_MAX_ONLY;
+    for (int r = 0; r < def->rows && def->tethers && b.status == SINEW_OK; ++r) {
+        for (int c = 0; c < def->columns; ++c) {
+            const int anchor = cloth_anchor(def, r, c);
+            if (anchor < 0 || cloth_pinned(def, r, c)) {
+                continue;
             }
+            tether.rest = def->spacing * sqrtf((float)(r * r + (c - anchor) * (c - anchor)));
+            sinew_distance_id id = sinew__build_link(&b, r * def->columns + c, anchor, &tether);
+            if (ctx.links != NULL && b.status == SINEW_OK) {
+                ctx.links[ctx.made] = id;
+            }
+            ctx.made += b.status == SINEW_OK;
         }
     }
-    uint64_t rng = def->seed;
-    int made = 0;
-    for (int i = 0; i < n && s == SINEW_OK; ++i) {
-        const int c = i % cols, r = i / cols;
-        sinew_particle_def p = sinew_default_particle_def();
-        p.position = sinew_vec2_make(def->origin.x + def->spacing * (float)c + ((r & 1) != 0 ? def->row_offset : 0.0f),
-                                     def->origin.y + def->spacing * (float)r);
-        float u = (float)(sinew__random_next(&rng) >> 40) * (1.0f / 16777216.0f);
-        p.radius = def->radius_min + u * (def->radius_max - def->radius_min);
-        p.weight = def->weight;
-        p.friction = def->friction;
-        p.kinetic_friction = def->kinetic_friction;
-        s = sinew_particle_create(world, &p, &ids[i]);
-        made += s == SINEW_OK;
-    }
-    if (s != SINEW_OK) {
-        rollback(world, ids, made);
-        for (int k = made_colliders - 1; k >= 0; --k) {
-            sinew_collider_destroy(world, colliders[k]);
-        }
-    } else if (out != NULL) {
-        out->collider_count = made_colliders;
-        memcpy(out->colliders, colliders, sizeof(sinew_collider_id) * (size_t)made_colliders);
-        out->box_min = sinew_vec2_make(left, floor_y);
-        out->box_max = sinew_vec2_make(right, top);
-    }
-    sinew__free(world, tmp, sizeof(sinew_particle_id) * (size_t)n);
-    return s;
+    return sinew__build_end(&b);
 }

@@ -37,7 +37,7 @@ int main(void)
     rope_def.links = LINKS;
     sinew_particle_id particles[LINKS + 1];
     sinew_distance_id links[LINKS];
-    sinew_rope rope = {particles, links, SINEW_NULL_ID, SINEW_NULL_ID};
+    sinew_rope rope = {.particles = particles, .links = links};
     check(world, sinew_rope_create(world, &rope_def, &rope), "sinew_rope_create");
 
     sinew_particle_id end = particles[LINKS];

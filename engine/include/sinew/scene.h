@@ -14,6 +14,15 @@
 extern "C" {
 #endif
 
+/// What a builder makes, to size the caller's arrays (a def the builder would refuse counts 0).
+typedef struct sinew_scene_counts {
+    int particles;
+    int distances; ///< every distance constraint (links, shear, bend links, tethers, inner springs)
+    int angles;
+    int areas;
+    int pins;
+} sinew_scene_counts;
+
 /// A rope: `links` distance constraints joining links + 1 particles on the segment start..end.
 /// Links are created in two passes (even links, then odd links): consecutive constraints share no
 /// particle, which lets Gauss-Seidel overlap their arithmetic; see docs/solver.md.
@@ -27,23 +36,30 @@ typedef struct sinew_rope_def {
     sinew_distance_mode mode;  ///< SINEW_DISTANCE_MAX_ONLY makes a slack rope; default EQUAL
     float stiffness;           ///< link stiffness [0, 1]; default 1
     float compliance;          ///< link compliance m/N; default 0
+    float bend_stiffness;      ///< 0 (default): no bending resistance; else the stiffness [0, 1] of an
+                               ///< angle constraint holding each joint straight
+    bool tethers;              ///< long-range attachments (Kim et al. 2012): each particle may be no
+                               ///< farther from each pinned end than its rest path length; default false
 } sinew_rope_def;
 
 /// Defaults as documented on each field.
 SINEW_API sinew_rope_def sinew_default_rope_def(void);
 
-/// Ids a rope builder made. Arrays are the caller's; NULL ones are not written.
+/// Ids a rope builder made. Arrays are the caller's (sized by sinew_rope_counts); NULL ones are
+/// not written.
 typedef struct sinew_rope {
     sinew_particle_id *particles; ///< links + 1 entries, from start to end
     sinew_distance_id *links;     ///< `links` entries, link k joins particles k and k + 1
+    sinew_angle_id *bends;        ///< links - 1 entries when bend_stiffness > 0: joint k + 1
+    sinew_distance_id *tethers;   ///< the tethers, in particle order
     sinew_pin_id start_pin, end_pin; ///< null when that end is free
 } sinew_rope;
 
-/// Particles and distance constraints a rope def makes.
-SINEW_API void sinew_rope_counts(const sinew_rope_def *def, int *particles, int *links);
+/// What a rope def makes.
+SINEW_API sinew_scene_counts sinew_rope_counts(const sinew_rope_def *def);
 
 /// Builds a rope. `out` may be NULL. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (links < 1,
-/// weight <= 0, radius < 0, stiffness, compliance), CAPACITY, OUT_OF_MEMORY.
+/// weight <= 0, radius < 0, stiffness, compliance, bend_stiffness, unknown mode), CAPACITY, OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, sinew_rope *out);
 
 /// Which cloth particles are pinned (weight 0, kinematic pin).
@@ -54,37 +70,91 @@ typedef enum sinew_cloth_pin {
 } sinew_cloth_pin;
 
 /// A cloth: a grid of columns x rows particles, row r at y = origin.y - spacing r, column c at
-/// x = origin.x + spacing c, joined by horizontal and vertical links. Links whose two ends are
-/// both pinned are left out (they could never act). For 100 x 100 with the top row pinned this is
-/// the `cloth` benchmark scene (19,701 links).
+/// x = origin.x + spacing c. Structural links join grid neighbours, shear links the diagonals,
+/// bend links particles two apart in a row or column; each family can be switched off. Links
+/// whose two ends are both pinned are left out (they could never act). For 100 x 100 with the top
+/// row pinned and the defaults this is the `cloth` benchmark scene (19,701 links).
 typedef struct sinew_cloth_def {
     sinew_vec2 origin;       ///< position of row 0, column 0, metres; default (0, 0)
-    int columns, rows;       ///< >= 1 each, at least 2 particles; default 20 x 20
+    int columns, rows;       ///< 1..4096 each, at least 2 particles; default 20 x 20
     float spacing;           ///< metres > 0; default 0.25
     float weight;            ///< inverse mass of each free particle, 1/kg, > 0; default 1
     float radius;            ///< metres; default 0.05
     uint32_t particle_flags; ///< default 0
     sinew_cloth_pin pin;     ///< default SINEW_CLOTH_PIN_TOP_ROW
-    float stiffness;         ///< link stiffness [0, 1]; default 1
-    float compliance;        ///< link compliance m/N; default 0
+    float stiffness;         ///< structural and shear link stiffness [0, 1]; default 1
+    float compliance;        ///< structural and shear link compliance m/N; default 0
+    bool structural;         ///< horizontal and vertical links; default true
+    bool shear;              ///< diagonal links; default false
+    bool bend;               ///< links two apart (bending resistance); default false
+    float bend_stiffness;    ///< stiffness of the bend links [0, 1]; default 0.5
+    float tear_ratio;        ///< structural and shear links tear past this (see sinew_distance_def); default 0
+    bool tethers;            ///< long-range attachments to the nearest pinned particle; default false
 } sinew_cloth_def;
 
 /// Defaults as documented on each field.
 SINEW_API sinew_cloth_def sinew_default_cloth_def(void);
 
+/// A "jelly box": a cloth def for a free, colliding block of particles held by structural and
+/// shear links (no pins, particles collide, radius a bit under half the spacing). Build it with
+/// sinew_cloth_create; origin is its top-left corner.
+SINEW_API sinew_cloth_def sinew_default_jelly_def(void);
+
 /// Ids a cloth builder made. Arrays are the caller's; NULL ones are not written.
 typedef struct sinew_cloth {
     sinew_particle_id *particles; ///< columns * rows entries, row-major: [r * columns + c]
-    sinew_distance_id *links;     ///< every link, in creation order
+    sinew_distance_id *links;     ///< every distance constraint, in creation order
     sinew_pin_id *pins;           ///< one per pinned particle, left to right
 } sinew_cloth;
 
-/// Particles, links and pins a cloth def makes.
-SINEW_API void sinew_cloth_counts(const sinew_cloth_def *def, int *particles, int *links, int *pins);
+/// What a cloth def makes.
+SINEW_API sinew_scene_counts sinew_cloth_counts(const sinew_cloth_def *def);
 
 /// Builds a cloth. `out` may be NULL. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE, CAPACITY,
 /// OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, sinew_cloth *out);
+
+/// What fills a soft body's ring.
+typedef enum sinew_softbody_inside {
+    SINEW_SOFTBODY_EMPTY = 0,   ///< nothing: the area constraint alone holds it (a pressure blob)
+    SINEW_SOFTBODY_SPRINGS = 1, ///< each particle joined to the ones a quarter and half way round
+    SINEW_SOFTBODY_CENTER = 2,  ///< a centre particle with a spoke to every particle of the ring
+} sinew_softbody_inside;
+
+/// A soft body: a ring of `points` particles on a circle, joined by edge links, keeping its area
+/// (times `pressure`) with an area constraint, optionally filled with springs or a centre.
+typedef struct sinew_softbody_def {
+    sinew_vec2 center;         ///< metres; default (0, 0)
+    float radius;              ///< ring radius in metres, > 0; default 1
+    int points;                ///< particles on the ring, >= 3; default 24
+    float weight;              ///< inverse mass of each particle, 1/kg, > 0; default 1
+    float particle_radius;     ///< collision radius, >= 0; default 0.1
+    uint32_t particle_flags;   ///< default SINEW_PARTICLE_COLLIDES
+    float pressure;            ///< the area kept, as a multiple of the circle's; > 0; default 1
+    float area_stiffness;      ///< [0, 1]; default 1
+    float area_compliance;     ///< >= 0; default 0
+    float edge_stiffness;      ///< ring links [0, 1]; default 1
+    float edge_compliance;     ///< >= 0; default 0
+    sinew_softbody_inside inside; ///< default SINEW_SOFTBODY_EMPTY
+    float inner_stiffness;     ///< springs or spokes [0, 1]; default 0.1
+} sinew_softbody_def;
+
+/// Defaults as documented on each field.
+SINEW_API sinew_softbody_def sinew_default_softbody_def(void);
+
+/// Ids a soft body builder made. Arrays are the caller's; NULL ones are not written.
+typedef struct sinew_softbody {
+    sinew_particle_id *particles; ///< the ring in counter-clockwise order, then the centre if any
+    sinew_distance_id *links;     ///< the ring's edges, then the springs or spokes
+    sinew_area_id area;
+} sinew_softbody;
+
+/// What a soft body def makes.
+SINEW_API sinew_scene_counts sinew_softbody_counts(const sinew_softbody_def *def);
+
+/// Builds a soft body. `out` may be NULL. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE,
+/// CAPACITY, OUT_OF_MEMORY.
+SINEW_API sinew_status sinew_softbody_create(sinew_world *world, const sinew_softbody_def *def, sinew_softbody *out);
 
 /// What a pile is dropped into.
 typedef enum sinew_pile_container {

@@ -1,0 +1,31 @@
+// Shared by the scene builders (scene.c, softbody.c, pile.c). Never installed.
+#pragma once
+
+#include "world_internal.h"
+
+// A build in progress: the particles made so far (into the caller's id array or a temporary
+// one), so that a failure destroys them, and with them every constraint attached to them.
+typedef struct sinew__build {
+    sinew_world *world;
+    sinew_particle_id *ids;
+    sinew_particle_id *tmp;
+    int capacity, made;
+    sinew_status status;
+} sinew__build;
+
+// Reserves room for `particles` more particles and `distances` more distance constraints and
+// sets up the id array (the caller's when not NULL). False (with b->status) on failure.
+bool sinew__build_begin(sinew__build *b, sinew_world *world, int particles, int distances, sinew_particle_id *ids);
+
+// Makes the next particle; pinned ones get weight 0 and a kinematic pin (written to *pin when
+// not NULL). Returns its index in the build, or -1 once the build has failed.
+int sinew__build_particle(sinew__build *b, const sinew_particle_def *def, bool pinned, sinew_pin_id *pin);
+
+// A distance constraint between build particles a and b; null id once the build has failed.
+sinew_distance_id sinew__build_link(sinew__build *b, int a, int c, const sinew_distance_def *proto);
+
+// Finishes: on failure destroys what was made. Frees the temporary. Returns the status.
+sinew_status sinew__build_end(sinew__build *b);
+
+// Checks the numbers every builder shares.
+sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance);

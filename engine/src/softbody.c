@@ -1,0 +1,135 @@
+// The soft body builder: a ring of particles with edge links and an area constraint, empty (a
+// pressure blob), filled with springs, or held by spokes from a centre particle.
+#include "scene_internal.h"
+
+#define SINEW__PI 3.14159265358979323846
+
+sinew_softbody_def sinew_default_softbody_def(void)
+{
+    sinew_softbody_def def = {0};
+    def.radius = 1.0f;
+    def.points = 24;
+    def.weight = 1.0f;
+    def.particle_radius = 0.1f;
+    def.particle_flags = SINEW_PARTICLE_COLLIDES;
+    def.pressure = 1.0f;
+    def.area_stiffness = 1.0f;
+    def.edge_stiffness = 1.0f;
+    def.inside = SINEW_SOFTBODY_EMPTY;
+    def.inner_stiffness = 0.1f;
+    return def;
+}
+
+static bool softbody_ok(const sinew_softbody_def *def)
+{
+    return def != NULL && def->points >= 3 && def->points <= (1 << 20) &&
+           (def->inside == SINEW_SOFTBODY_EMPTY || def->inside == SINEW_SOFTBODY_SPRINGS ||
+            def->inside == SINEW_SOFTBODY_CENTER);
+}
+
+// Springs join particle k to k + n/4 and k + n/2 (each pair once).
+static int spring_count(int n) { return (n / 4 >= 2 ? n : 0) + n / 2; }
+
+sinew_scene_counts sinew_softbody_counts(const sinew_softbody_def *def)
+{
+    sinew_scene_counts c = {0};
+    if (!softbody_ok(def)) {
+        return c;
+    }
+    const int n = def->points;
+    c.particles = n + (def->inside == SINEW_SOFTBODY_CENTER);
+    c.distances = n + (def->inside == SINEW_SOFTBODY_SPRINGS ? spring_count(n) : 0) +
+                  (def->inside == SINEW_SOFTBODY_CENTER ? n : 0);
+    c.areas = 1;
+    return c;
+}
+
+sinew_status sinew_softbody_create(sinew_world *world, const sinew_softbody_def *def, sinew_softbody *out)
+{
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_softbody_create: world and def are required");
+    }
+    if (!sinew__finite2(def->center) || !sinew__finite(def->radius) || !sinew__finite(def->pressure) ||
+        !sinew__finite(def->area_stiffness) || !sinew__finite(def->area_compliance) ||
+        !sinew__finite(def->edge_compliance) || !sinew__finite(def->inner_stiffness)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "soft body def: every number must be finite");
+    }
+    sinew_status s = sinew__check_material(world, def->weight, def->particle_radius, def->edge_stiffness,
+                                           def->edge_compliance);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    if (!softbody_ok(def) || !(def->radius > 0.0f) || !(def->pressure > 0.0f) || def->area_stiffness < 0.0f ||
+        def->area_stiffness > 1.0f || def->area_compliance < 0.0f || def->inner_stiffness < 0.0f ||
+        def->inner_stiffness > 1.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
+                           "soft body def: points >= 3, radius > 0, pressure > 0, stiffnesses in [0, 1], "
+                           "compliances >= 0, known inside");
+    }
+    const sinew_scene_counts counts = sinew_softbody_counts(def);
+    const int n = def->points;
+    sinew__build b;
+    if (!sinew__build_begin(&b, world, counts.particles, counts.distances, out != NULL ? out->particles : NULL)) {
+        return b.status;
+    }
+    sinew_particle_def p = sinew_default_particle_def();
+    p.weight = def->weight;
+    p.radius = def->particle_radius;
+    p.flags = def->particle_flags;
+    for (int k = 0; k < n; ++k) { // counter-clockwise
+        const double t = 2.0 * SINEW__PI * k / n;
+        p.position = sinew_vec2_make(def->center.x + def->radius * (float)cos(t), def->center.y + def->radius * (float)sin(t));
+        sinew__build_particle(&b, &p, false, NULL);
+    }
+    if (def->inside == SINEW_SOFTBODY_CENTER) {
+        p.position = def->center;
+        sinew__build_particle(&b, &p, false, NULL);
+    }
+    sinew_distance_def edge = sinew_default_distance_def();
+    edge.stiffness = def->edge_stiffness;
+    edge.compliance = def->edge_compliance;
+    sinew_distance_def inner = sinew_default_distance_def();
+    inner.stiffness = def->inner_stiffness;
+    int made = 0;
+    sinew_distance_id *links = out != NULL ? out->links : NULL;
+#define SOFT_LINK(a, c, proto)                                                                      \
+    do {                                                                                          \
+        sinew_distance_id id_ = sinew__build_link(&b, (a), (c), (proto));                          \
+        if (links != NULL && b.status == SINEW_OK) {                                              \
+            links[made] = id_;                                                                    \
+        }                                                                                         \
+        made += b.status == SINEW_OK;                                                             \
+    } while (0)
+    for (int parity = 0; parity < 2; ++parity) { // even edges, then odd (an odd last edge shares)
+        for (int k = parity; k < n; k += 2) {
+            SOFT_LINK(k, (k + 1) % n, &edge);
+        }
+    }
+    if (def->inside == SINEW_SOFTBODY_SPRINGS) {
+        for (int k = 0; k < n && n / 4 >= 2; ++k) {
+            SOFT_LINK(k, (k + n / 4) % n, &inner);
+        }
+        for (int k = 0; k < n / 2; ++k) {
+            SOFT_LINK(k, k + n / 2, &inner);
+        }
+    } else if (def->inside == SINEW_SOFTBODY_CENTER) {
+        for (int k = 0; k < n; ++k) {
+            SOFT_LINK(n, k, &inner);
+        }
+    }
+#undef SOFT_LINK
+    if (b.status == SINEW_OK) {
+        sinew_area_def ad = sinew_default_area_def();
+        ad.particles = b.ids;
+        ad.count = n;
+        ad.pressure = def->pressure;
+        ad.stiffness = def->area_stiffness;
+        ad.compliance = def->area_compliance;
+        sinew_area_id area;
+        b.status = sinew_area_create(world, &ad, &area);
+        if (b.status == SINEW_OK && out != NULL) {
+            out->area = area;
+        }
+    }
+    return sinew__build_end(&b);
+}
