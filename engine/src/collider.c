@@ -207,10 +207,16 @@ sinew_status sinew_polygon_collider_create(sinew_world *world, const sinew_colli
     for (int k = 0; k < count; ++k) { // counter-clockwise
         v[k] = area > 0.0 ? vertices[k] : vertices[count - 1 - k];
     }
-    for (int k = 0; k < count; ++k) { // strictly convex: every corner turns left
-        sinew_vec2 a = v[k], b = v[(k + 1) % count], c = v[(k + 2) % count];
-        if (!(sinew_vec2_cross(sinew_vec2_sub(b, a), sinew_vec2_sub(c, b)) > 0.0f)) {
-            return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "polygon collider: vertices must form a strictly convex polygon");
+    // Strictly convex: every other vertex lies left of every edge (turning left at each corner
+    // is not enough: a star turns left everywhere and winds twice).
+    for (int k = 0; k < count; ++k) {
+        const sinew_vec2 a = v[k], b = v[(k + 1) % count];
+        for (int m = 0; m < count; ++m) {
+            if (m != k && m != (k + 1) % count &&
+                !(sinew_vec2_cross(sinew_vec2_sub(b, a), sinew_vec2_sub(v[m], a)) > 0.0f)) {
+                return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
+                                   "polygon collider: vertices must form a strictly convex polygon");
+            }
         }
     }
     if (radius < 0.0f) {
@@ -378,14 +384,23 @@ static bool contact(const sinew__collider *c, sinew_vec2 p, float r, plane_hit *
     return true;
 }
 
+// How far inside a surface a sweep may start and still count as entering it: a particle sliding
+// along a face sits on it, give or take rounding, and must not be let through.
+#define SINEW__SWEEP_SLOP 1e-3f
+
 // First time t in [0, 1] at which the segment a + t (b - a) enters the disc (center, radius),
-// coming from outside; returns false when it does not.
+// coming from outside (or from within the slop of its edge); returns false when it does not.
 static bool ray_circle(sinew_vec2 a, sinew_vec2 d, sinew_vec2 center, float radius, float *t)
 {
     sinew_vec2 f = sinew_vec2_sub(a, center);
     float A = sinew_vec2_dot(d, d), B = sinew_vec2_dot(f, d), C = sinew_vec2_dot(f, f) - radius * radius;
-    if (C < 0.0f || B >= 0.0f || !(A > 0.0f)) { // starts inside, or moves away
+    const float inner = radius * (1.0f - SINEW__SWEEP_SLOP);
+    if (B >= 0.0f || !(A > 0.0f) || sinew_vec2_dot(f, f) < inner * inner) { // moving away, or deep inside
         return false;
+    }
+    if (C <= 0.0f) { // on the edge already, moving in
+        *t = 0.0f;
+        return true;
     }
     float disc = B * B - A * C;
     if (disc < 0.0f) {
@@ -405,7 +420,7 @@ static bool sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r,
     sinew_vec2 d = sinew_vec2_sub(b, a);
     if (c->type == SINEW_COLLIDER_PLANE) {
         float s0 = c->nx * a.x + c->ny * a.y - c->offset, s1 = c->nx * b.x + c->ny * b.y - c->offset;
-        if (s0 >= r && s1 < r) {
+        if (s0 >= r * (1.0f - SINEW__SWEEP_SLOP) && s1 < r) {
             *hit = (plane_hit){c->nx, c->ny, c->offset + r};
             return true;
         }
@@ -431,8 +446,13 @@ static bool sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r,
             continue; // not moving into this face
         }
         sinew_vec2 e0 = sinew_vec2_mul_add(c->v[k], reach, nk), e1 = sinew_vec2_mul_add(c->v[(k + 1) % m], reach, nk);
-        float t = (sinew_vec2_dot(nk, e0) - sinew_vec2_dot(nk, a)) / dn;
-        if (t < 0.0f || t > 1.0f || t >= best) {
+        // The start's height over the face: outside, or on it within the slop, counts.
+        float above = sinew_vec2_dot(nk, a) - sinew_vec2_dot(nk, e0);
+        if (above < -SINEW__SWEEP_SLOP * reach) {
+            continue;
+        }
+        float t = above > 0.0f ? -above / dn : 0.0f;
+        if (t > 1.0f || t >= best) {
             continue;
         }
         sinew_vec2 p = sinew_vec2_mul_add(a, t, d), edge = sinew_vec2_sub(e1, e0);

@@ -122,7 +122,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->mu_k[i] = sqrtf(def->kinetic_friction);
     p->cell_of[i] = UINT32_MAX;
     p->link_start[i] = p->link_n[i] = 0u;
-    world->grid.valid = false;
+    world->grid.valid = world->grid.fresh = false;
     memset(&p->acc[i], 0, sizeof p->acc[i]);
     memset(&p->acc2[i], 0, sizeof p->acc2[i]);
     p->inv_n[i] = 0.0f;
@@ -174,7 +174,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         p->ids.dense[p->id_slot[i]] = (uint32_t)i;
     }
     p->count = last;
-    world->grid.valid = false;
+    world->grid.valid = world->grid.fresh = false;
     world->distances.adj_dirty = true;
     return SINEW_OK;
 }
@@ -224,6 +224,7 @@ sinew_status sinew_particle_set_position(sinew_world *world, sinew_particle_id i
     p->py[i] += position.y - p->y[i];
     p->x[i] = position.x;
     p->y[i] = position.y;
+    world->grid.fresh = false;
     return SINEW_OK;
 }
 

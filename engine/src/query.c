@@ -1,24 +1,32 @@
-// Spatial queries over the particles: the grid of the last sub-step finds the candidates, the
-// current positions decide. The grid was built before the last solve, so the cells searched are
-// widened by one cell; particles outside the grid (not colliding, or made since the last step)
-// are checked one by one.
+// Spatial queries over the particles: a grid at the current positions finds the candidates (the
+// one of the last sub-step predates the last solve, so the first query after a step rebuilds it),
+// the positions decide. Particles outside the grid (not colliding) are checked one by one.
 #include "world_internal.h"
 
 typedef bool (*visitor)(void *ctx, int index);
+
+// Cell coordinate of v along an axis, clamped to [0, n - 1] before any conversion to int (a
+// query box of 1e9 metres must not overflow).
+static int cell_index(float v, float origin, float inv_cell, int n)
+{
+    const float c = floorf((v - origin) * inv_cell);
+    return !(c >= 0.0f) ? 0 : (c >= (float)(n - 1) ? n - 1 : (int)c);
+}
 
 // Calls visit for every particle that may lie in [min, max]; stops when visit returns false.
 static void visit_box(const sinew_world *world, sinew_vec2 min, sinew_vec2 max, visitor visit, void *ctx)
 {
     const sinew__particles *p = &world->particles;
-    const sinew__grid *g = &world->grid;
-    const bool grid = g->valid && g->nx > 0;
+    sinew__grid *g = (sinew__grid *)&world->grid; // scratch, rebuilt on demand (like last_error)
+    if (!g->fresh) {
+        // Positions moved since the grid was built (the last solve, set_position): rebuild it at
+        // the current positions so that the search is exact. Fails only when it cannot grow.
+        g->fresh = sinew__grid_build((sinew_world *)world);
+    }
+    const bool grid = g->fresh && g->valid && g->nx > 0;
     if (grid) {
-        int cx0 = (int)floorf((min.x - g->minx) * g->inv_cell) - 1, cx1 = (int)floorf((max.x - g->minx) * g->inv_cell) + 1;
-        int cy0 = (int)floorf((min.y - g->miny) * g->inv_cell) - 1, cy1 = (int)floorf((max.y - g->miny) * g->inv_cell) + 1;
-        cx0 = cx0 < 0 ? 0 : cx0;
-        cy0 = cy0 < 0 ? 0 : cy0;
-        cx1 = cx1 >= g->nx ? g->nx - 1 : cx1;
-        cy1 = cy1 >= g->ny ? g->ny - 1 : cy1;
+        const int cx0 = cell_index(min.x, g->minx, g->inv_cell, g->nx), cx1 = cell_index(max.x, g->minx, g->inv_cell, g->nx);
+        const int cy0 = cell_index(min.y, g->miny, g->inv_cell, g->ny), cy1 = cell_index(max.y, g->miny, g->inv_cell, g->ny);
         for (int cy = cy0; cy <= cy1; ++cy) {
             for (int cx = cx0; cx <= cx1; ++cx) {
                 const int c = cy * g->nx + cx;

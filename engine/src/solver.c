@@ -295,6 +295,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
 
     sinew__distances_tear(world);
+    world->grid.fresh = false; // the solve moved the particles since the last build
     world->step_count += 1;
     world->history_valid = recording;
     world->history_substeps = solver.substeps;

@@ -201,6 +201,7 @@ typedef struct sinew__grid {
     float max_radius;
     int sorted_count;
     bool valid;            // matches the particle indices (no create or destroy since)
+    bool fresh;            // built at the current positions (cleared by a step and by set_position)
 } sinew__grid;
 
 typedef struct sinew__pin {
