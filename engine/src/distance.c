@@ -164,7 +164,7 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     d->l.lambda[k] = 0.0f;
     d->mode[k] = (uint8_t)def->mode;
     d->l.soft_count += is_soft(soft);
-    sinew__links_refresh_block(&d->l, k);
+    sinew__links_refresh_block(world, &d->l, k);
     d->adj_dirty = true;
     uint32_t slot = sinew__id_take(&d->ids, (uint32_t)k);
     d->id_slot[k] = slot;
@@ -173,8 +173,9 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     return SINEW_OK;
 }
 
-static void remove_at(sinew__distances *d, int k)
+static void remove_at(sinew_world *world, int k)
 {
+    sinew__distances *d = &world->distances;
     d->tearable -= d->tear[k] > 0.0f;
     d->l.soft_count -= is_soft(d->l.soft[k]);
     sinew__id_release(&d->ids, d->id_slot[k]);
@@ -189,8 +190,8 @@ static void remove_at(sinew__distances *d, int k)
         d->id_slot[k] = d->id_slot[last];
         d->ids.dense[d->id_slot[k]] = (uint32_t)k;
     }
-    sinew__links_refresh_block(&d->l, k);
-    sinew__links_refresh_block(&d->l, last);
+    sinew__links_refresh_block(world, &d->l, k);
+    sinew__links_refresh_block(world, &d->l, last);
     d->adj_dirty = true;
 }
 
@@ -208,7 +209,7 @@ sinew_status sinew_distance_destroy(sinew_world *world, sinew_distance_id id)
     if (k < 0) {
         return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_destroy: stale or null id");
     }
-    remove_at(&world->distances, k);
+    remove_at(world, k);
     return SINEW_OK;
 }
 
@@ -281,16 +282,14 @@ void sinew__distances_remove_particle(sinew_world *world, int index, int moved_f
     for (int k = 0; k < d->l.count;) {
         sinew__distance *c = &d->l.c[k];
         if (c->i == index || c->j == index) {
-            remove_at(d, k); // the last one moved into k: look at k again
+            remove_at(world, k); // the last one moved into k: look at k again
             continue;
         }
         c->i = c->i == moved_from ? index : c->i;
         c->j = c->j == moved_from ? index : c->j;
         ++k;
     }
-    for (int k = 0; k < d->l.count; k += SINEW__LANES) {
-        sinew__links_refresh_block(&d->l, k);
-    }
+    sinew__links_refresh_blocks(world, &d->l);
 }
 
 void sinew__distances_tear(sinew_world *world)
@@ -318,7 +317,7 @@ void sinew__distances_tear(sinew_world *world)
         t->link = (sinew_distance_id){slot + 1u, d->ids.generation[slot]};
         t->a = sinew_particle_id_at(world, c->i);
         t->b = sinew_particle_id_at(world, c->j);
-        remove_at(d, k);
+        remove_at(world, k);
     }
 }
 

@@ -12,15 +12,19 @@
 // Smallest denominator d (wi + wj + a) used; see correction_scale.
 #define SINEW__TINY 1e-20f
 
-// True when the SINEW__LANES constraints from `first` name 2 * SINEW__LANES distinct particles.
-static bool block_is_free(const sinew__distance *c)
+// True when the SINEW__LANES links from `c` share no particle that can move. Immovable particles
+// (weight 0) are written by no one (their correction is w s dx = 0), so sharing them is harmless.
+static bool block_is_free(const sinew__distance *c, const float *w)
 {
     int32_t idx[2 * SINEW__LANES];
+    int n = 0;
     for (int l = 0; l < SINEW__LANES; ++l) {
-        idx[2 * l] = c[l].i;
-        idx[2 * l + 1] = c[l].j;
+        idx[n] = c[l].i;
+        n += w[c[l].i] > 0.0f;
+        idx[n] = c[l].j;
+        n += w[c[l].j] > 0.0f;
     }
-    for (int a = 1; a < 2 * SINEW__LANES; ++a) {
+    for (int a = 1; a < n; ++a) {
         for (int b = 0; b < a; ++b) {
             if (idx[a] == idx[b]) {
                 return false;
@@ -30,12 +34,19 @@ static bool block_is_free(const sinew__distance *c)
     return true;
 }
 
-// Recomputes the flag of the block holding constraint k (a partial block is never free).
-void sinew__links_refresh_block(sinew__links *d, int k)
+// Recomputes the flag of the block holding link k (a partial block is never free).
+void sinew__links_refresh_block(const sinew_world *world, sinew__links *d, int k)
 {
     int first = k - k % SINEW__LANES;
     d->block_free[first / SINEW__LANES] =
-        (uint8_t)(first + SINEW__LANES <= d->count && block_is_free(&d->c[first]));
+        (uint8_t)(first + SINEW__LANES <= d->count && block_is_free(&d->c[first], world->particles.w));
+}
+
+void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *d)
+{
+    for (int k = 0; k < d->count; k += SINEW__LANES) {
+        sinew__links_refresh_block(world, d, k);
+    }
 }
 
 void sinew__links_begin_substep(sinew__links *l)

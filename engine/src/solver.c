@@ -250,6 +250,10 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     if (world->skip_linked_pairs) {
         sinew__links_adjacency(world);
     }
+    if (world->distances.blocks_dirty) {
+        sinew__links_refresh_blocks(world, &world->distances.l);
+        world->distances.blocks_dirty = false;
+    }
     world->dropped_contacts = 0;
     const bool recording = world->record && world->history != NULL;
     const bool jacobi = solver.mode == SINEW_SOLVER_JACOBI;

@@ -98,6 +98,7 @@ typedef struct sinew__distances {
     float *strain;          // length / rest, smoothed over steps (tearable ones)
     int tearable;           // how many have a tear ratio
     bool adj_dirty;         // adj must be rebuilt before the next contact search
+    bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
     sinew__id_pool ids;
 } sinew__distances;
 
@@ -318,8 +319,9 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
 void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);
-// Recomputes the block flag of the block holding link k.
-void sinew__links_refresh_block(sinew__links *l, int k);
+// Recomputes the block flag of the block holding link k; or of every block.
+void sinew__links_refresh_block(const sinew_world *world, sinew__links *l, int k);
+void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *l);
 // Length minus the nearest allowed length.
 static inline float sinew__link_error(const sinew__distance *c, const float *x, const float *y)
 {
