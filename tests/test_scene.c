@@ -574,7 +574,10 @@ static void a_build_that_runs_out_of_memory_leaves_the_world_as_it_was(void **st
         for (int with_rope = 0; with_rope < 2; ++with_rope) {
             // Count the allocations of a successful build, then fail each one in turn.
             const int64_t needed = oom_build(kinds[k], with_rope != 0, -1);
-            assert_true(needed >= 3); // particle store, link store, pin store at least
+            // The world reserves its stores and id pools when it is made, so a build may allocate
+            // little; it still allocates (growth past the hints, its id array): the sweep below
+            // makes every one of those allocations fail in turn.
+            assert_true(needed >= 1);
             for (int64_t budget = 0; budget < needed; ++budget) {
                 oom_build(kinds[k], with_rope != 0, budget);
             }

@@ -18,28 +18,20 @@ sinew_angle_def sinew_default_angle_def(void)
 
 static int is_soft(const sinew__angle *a) { return a->stiffness != 1.0f || a->compliance > 0.0f; }
 
-static sinew_status angles_resize(sinew_world *world, int new_capacity)
+static int angle_fields(void *kind, sinew__field *f)
 {
-    sinew__angles *a = &world->angles;
-    sinew__field fields[] = {
-        {(void **)&a->c, sizeof(sinew__angle)},
-        {(void **)&a->lambda, sizeof(float)},
-        {(void **)&a->id_slot, sizeof(uint32_t)},
-    };
-    sinew_status s = sinew__block_resize(world, &a->block, &a->block_bytes, fields, 3, a->count, new_capacity);
-    if (s == SINEW_OK) {
-        a->capacity = new_capacity;
-    }
-    return s;
+    sinew__angles *a = kind;
+    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__angle)};
+    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float)};
+    return 2;
 }
 
 void sinew__angles_free(sinew_world *world)
 {
     sinew__angles *a = &world->angles;
-    sinew__free(world, a->block, a->block_bytes);
-    sinew__id_pool_free(world, &a->ids);
+    sinew__store_free(world, &a->store);
     memset(a, 0, sizeof *a);
-    a->ids.free_head = UINT32_MAX;
+    a->store.ids.free_head = UINT32_MAX;
 }
 
 static sinew_status check_limits(const sinew_world *world, float min, float max)
@@ -80,44 +72,27 @@ sinew_status sinew_angle_create(sinew_world *world, const sinew_angle_def *def, 
     if (world->max_constraints > 0 && a->count >= world->max_constraints) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_angle_create: max_constraints reached");
     }
-    if (a->count == a->capacity) {
-        int cap = sinew__grow_capacity(a->capacity, a->count + 1);
-        if (cap < 0 || angles_resize(world, cap) != SINEW_OK) {
-            return sinew__fail(world, cap < 0 ? SINEW_ERR_CAPACITY : SINEW_ERR_OUT_OF_MEMORY,
-                               "sinew_angle_create: growing the store failed");
-        }
-    }
-    s = sinew__id_reserve(world, &a->ids);
+    s = sinew__store_reserve(world, &a->store, a, angle_fields, a->count, a->count + 1);
     if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_angle_create: growing the id pool failed");
+        return sinew__fail(world, s, "sinew_angle_create: growing the store failed");
     }
-    const int m = a->count++;
+    const int m = a->count;
+    sinew__store_push(&a->store, &a->count, &out->index1, &out->generation);
     a->c[m] = (sinew__angle){i, j, k, def->min, def->max, def->stiffness, def->compliance};
     a->lambda[m] = 0.0f;
     a->soft_count += is_soft(&a->c[m]);
-    uint32_t slot = sinew__id_take(&a->ids, (uint32_t)m);
-    a->id_slot[m] = slot;
-    out->index1 = slot + 1u;
-    out->generation = a->ids.generation[slot];
     return SINEW_OK;
 }
 
 static void remove_at(sinew__angles *a, int k)
 {
     a->soft_count -= is_soft(&a->c[k]);
-    sinew__id_release(&a->ids, a->id_slot[k]);
-    int last = --a->count;
-    if (k != last) {
-        a->c[k] = a->c[last];
-        a->lambda[k] = a->lambda[last];
-        a->id_slot[k] = a->id_slot[last];
-        a->ids.dense[a->id_slot[k]] = (uint32_t)k;
-    }
+    sinew__store_remove(&a->store, a, angle_fields, &a->count, k);
 }
 
 static int lookup(const sinew_world *world, sinew_angle_id id)
 {
-    return world != NULL ? sinew__id_lookup(&world->angles.ids, id.index1, id.generation) : -1;
+    return world != NULL ? sinew__store_lookup(&world->angles.store, id.index1, id.generation) : -1;
 }
 
 sinew_status sinew_angle_destroy(sinew_world *world, sinew_angle_id id)

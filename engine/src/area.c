@@ -18,19 +18,12 @@ sinew_area_def sinew_default_area_def(void)
 
 static int is_soft(const sinew__area *a) { return a->stiffness != 1.0f || a->compliance > 0.0f; }
 
-static sinew_status areas_resize(sinew_world *world, int new_capacity)
+static int area_fields(void *kind, sinew__field *f)
 {
-    sinew__areas *a = &world->areas;
-    sinew__field fields[] = {
-        {(void **)&a->c, sizeof(sinew__area)},
-        {(void **)&a->lambda, sizeof(float)},
-        {(void **)&a->id_slot, sizeof(uint32_t)},
-    };
-    sinew_status s = sinew__block_resize(world, &a->block, &a->block_bytes, fields, 3, a->count, new_capacity);
-    if (s == SINEW_OK) {
-        a->capacity = new_capacity;
-    }
-    return s;
+    sinew__areas *a = kind;
+    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__area)};
+    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float)};
+    return 2;
 }
 
 static sinew_status pool_reserve(sinew_world *world, int needed)
@@ -54,11 +47,10 @@ static sinew_status pool_reserve(sinew_world *world, int needed)
 void sinew__areas_free(sinew_world *world)
 {
     sinew__areas *a = &world->areas;
-    sinew__free(world, a->block, a->block_bytes);
+    sinew__store_free(world, &a->store);
     sinew__free(world, a->pool_block, a->pool_bytes);
-    sinew__id_pool_free(world, &a->ids);
     memset(a, 0, sizeof *a);
-    a->ids.free_head = UINT32_MAX;
+    a->store.ids.free_head = UINT32_MAX;
 }
 
 // Signed area of a ring given by particle indices.
@@ -129,27 +121,17 @@ sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, si
     if (!(rest > 0.0f) || current == 0.0) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "area def: the rest area and the ring's area must not be 0");
     }
-    if (a->count == a->capacity) {
-        int cap = sinew__grow_capacity(a->capacity, a->count + 1);
-        if (cap < 0 || areas_resize(world, cap) != SINEW_OK) {
-            return sinew__fail(world, cap < 0 ? SINEW_ERR_CAPACITY : SINEW_ERR_OUT_OF_MEMORY,
-                               "sinew_area_create: growing the store failed");
-        }
-    }
-    s = sinew__id_reserve(world, &a->ids);
+    s = sinew__store_reserve(world, &a->store, a, area_fields, a->count, a->count + 1);
     if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_area_create: growing the id pool failed");
+        return sinew__fail(world, s, "sinew_area_create: growing the store failed");
     }
-    const int k = a->count++;
+    const int k = a->count;
+    sinew__store_push(&a->store, &a->count, &out->index1, &out->generation);
     a->c[k] = (sinew__area){a->idx_count, def->count, rest, current > 0.0 ? 1.0f : -1.0f, def->pressure,
                             def->stiffness, def->compliance};
     a->idx_count += def->count;
     a->lambda[k] = 0.0f;
     a->soft_count += is_soft(&a->c[k]);
-    uint32_t slot = sinew__id_take(&a->ids, (uint32_t)k);
-    a->id_slot[k] = slot;
-    out->index1 = slot + 1u;
-    out->generation = a->ids.generation[slot];
     return SINEW_OK;
 }
 
@@ -163,19 +145,12 @@ static void remove_at(sinew__areas *a, int k)
         a->c[m].first -= a->c[m].first > first ? n : 0;
     }
     a->soft_count -= is_soft(&a->c[k]);
-    sinew__id_release(&a->ids, a->id_slot[k]);
-    int last = --a->count;
-    if (k != last) {
-        a->c[k] = a->c[last];
-        a->lambda[k] = a->lambda[last];
-        a->id_slot[k] = a->id_slot[last];
-        a->ids.dense[a->id_slot[k]] = (uint32_t)k;
-    }
+    sinew__store_remove(&a->store, a, area_fields, &a->count, k);
 }
 
 static int lookup(const sinew_world *world, sinew_area_id id)
 {
-    return world != NULL ? sinew__id_lookup(&world->areas.ids, id.index1, id.generation) : -1;
+    return world != NULL ? sinew__store_lookup(&world->areas.store, id.index1, id.generation) : -1;
 }
 
 sinew_status sinew_area_destroy(sinew_world *world, sinew_area_id id)

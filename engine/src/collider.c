@@ -19,23 +19,18 @@ sinew_collider_def sinew_default_collider_def(void)
     return def;
 }
 
-static sinew_status colliders_resize(sinew_world *world, int new_capacity)
+static int collider_fields(void *kind, sinew__field *f)
 {
-    sinew__colliders *c = &world->colliders;
-    sinew__field fields[] = {{(void **)&c->c, sizeof(sinew__collider)}, {(void **)&c->id_slot, sizeof(uint32_t)}};
-    sinew_status s = sinew__block_resize(world, &c->block, &c->block_bytes, fields, 2, c->count, new_capacity);
-    if (s == SINEW_OK) {
-        c->capacity = new_capacity;
-    }
-    return s;
+    sinew__colliders *c = kind;
+    f[0] = (sinew__field){(void **)&c->c, sizeof(sinew__collider)};
+    return 1;
 }
 
 void sinew__colliders_free(sinew_world *world)
 {
-    sinew__free(world, world->colliders.block, world->colliders.block_bytes);
-    sinew__id_pool_free(world, &world->colliders.ids);
+    sinew__store_free(world, &world->colliders.store);
     memset(&world->colliders, 0, sizeof world->colliders);
-    world->colliders.ids.free_head = UINT32_MAX;
+    world->colliders.store.ids.free_head = UINT32_MAX;
 }
 
 static sinew_status check_def(const sinew_world *world, const sinew_collider_def *def)
@@ -63,16 +58,9 @@ static sinew_status add(sinew_world *world, const sinew_collider_def *def, sinew
     if (world->max_constraints > 0 && cs->count >= world->max_constraints) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "collider create: max_constraints reached");
     }
-    if (cs->count == cs->capacity) {
-        int cap = sinew__grow_capacity(cs->capacity, cs->count + 1);
-        if (cap < 0 || colliders_resize(world, cap) != SINEW_OK) {
-            return sinew__fail(world, cap < 0 ? SINEW_ERR_CAPACITY : SINEW_ERR_OUT_OF_MEMORY,
-                               "collider create: growing the store failed");
-        }
-    }
-    s = sinew__id_reserve(world, &cs->ids);
+    s = sinew__store_reserve(world, &cs->store, cs, collider_fields, cs->count, cs->count + 1);
     if (s != SINEW_OK) {
-        return sinew__fail(world, s, "collider create: growing the id pool failed");
+        return sinew__fail(world, s, "collider create: growing the store failed");
     }
     c->mu_s = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
     c->mu_k = sqrtf(def->kinetic_friction);
@@ -93,13 +81,12 @@ static sinew_status add(sinew_world *world, const sinew_collider_def *def, sinew
         c->maxx += c->radius;
         c->maxy += c->radius;
     }
-    const int k = cs->count++;
+    const int k = cs->count;
+    sinew_collider_id id;
+    sinew__store_push(&cs->store, &cs->count, &id.index1, &id.generation);
     cs->c[k] = *c;
-    uint32_t slot = sinew__id_take(&cs->ids, (uint32_t)k);
-    cs->id_slot[k] = slot;
     if (out != NULL) {
-        out->index1 = slot + 1u;
-        out->generation = cs->ids.generation[slot];
+        *out = id;
     }
     return SINEW_OK;
 }
@@ -254,7 +241,7 @@ sinew_status sinew_world_bounds_create(sinew_world *world, const sinew_collider_
 
 static int lookup(const sinew_world *world, sinew_collider_id id)
 {
-    return world != NULL ? sinew__id_lookup(&world->colliders.ids, id.index1, id.generation) : -1;
+    return world != NULL ? sinew__store_lookup(&world->colliders.store, id.index1, id.generation) : -1;
 }
 
 sinew_status sinew_collider_destroy(sinew_world *world, sinew_collider_id id)
@@ -267,13 +254,7 @@ sinew_status sinew_collider_destroy(sinew_world *world, sinew_collider_id id)
         return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_collider_destroy: stale or null id");
     }
     sinew__colliders *cs = &world->colliders;
-    sinew__id_release(&cs->ids, cs->id_slot[k]);
-    int last = --cs->count;
-    if (k != last) {
-        cs->c[k] = cs->c[last];
-        cs->id_slot[k] = cs->id_slot[last];
-        cs->ids.dense[cs->id_slot[k]] = (uint32_t)k;
-    }
+    sinew__store_remove(&cs->store, cs, collider_fields, &cs->count, k);
     return SINEW_OK;
 }
 
@@ -291,9 +272,7 @@ sinew_collider_id sinew_collider_id_at(const sinew_world *world, int index)
 {
     sinew_collider_id id = SINEW_NULL_ID;
     if (world != NULL && index >= 0 && index < world->colliders.count) {
-        uint32_t slot = world->colliders.id_slot[index];
-        id.index1 = slot + 1u;
-        id.generation = world->colliders.ids.generation[slot];
+        sinew__store_id(&world->colliders.store, index, &id.index1, &id.generation);
     }
     return id;
 }

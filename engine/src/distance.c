@@ -15,31 +15,25 @@ sinew_distance_def sinew_default_distance_def(void)
     return def;
 }
 
-static sinew_status distances_resize(sinew_world *world, int new_capacity)
+static int distance_fields(void *kind, sinew__field *f)
 {
-    sinew__distances *d = &world->distances;
-    sinew__field fields[] = {
-        {(void **)&d->l.c, sizeof(sinew__distance)}, {(void **)&d->l.soft, sizeof(sinew__softness)},
-        {(void **)&d->l.lambda, sizeof(float)},
-        {(void **)&d->l.perm, sizeof(uint32_t)},     {(void **)&d->mode, sizeof(uint8_t)},
-        {(void **)&d->id_slot, sizeof(uint32_t)},  {(void **)&d->l.block_free, sizeof(uint8_t)},
-        {(void **)&d->adj, 2 * sizeof(uint32_t)},  {(void **)&d->tear, sizeof(float)},
-        {(void **)&d->strain, sizeof(float)},
-    };
-    sinew_status s = sinew__block_resize(world, &d->block, &d->block_bytes, fields,
-                                         (int)(sizeof fields / sizeof fields[0]), d->l.count, new_capacity);
-    if (s == SINEW_OK) {
-        d->capacity = new_capacity;
-    }
-    return s;
+    sinew__distances *d = kind;
+    f[0] = (sinew__field){(void **)&d->l.c, sizeof(sinew__distance)};
+    f[1] = (sinew__field){(void **)&d->l.soft, sizeof(sinew__softness)};
+    f[2] = (sinew__field){(void **)&d->l.lambda, sizeof(float)};
+    f[3] = (sinew__field){(void **)&d->l.perm, sizeof(uint32_t)};     // scratch, redrawn each step
+    f[4] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t)}; // per block, refreshed on change
+    f[5] = (sinew__field){(void **)&d->mode, sizeof(uint8_t)};
+    f[6] = (sinew__field){(void **)&d->adj, 2 * sizeof(uint32_t)};    // scratch, rebuilt when dirty
+    f[7] = (sinew__field){(void **)&d->tear, sizeof(float)};
+    f[8] = (sinew__field){(void **)&d->strain, sizeof(float)};
+    return 9;
 }
 
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity)
 {
-    if (capacity <= world->distances.capacity) {
-        return SINEW_OK;
-    }
-    return distances_resize(world, capacity);
+    sinew__distances *d = &world->distances;
+    return sinew__store_reserve(world, &d->store, d, distance_fields, d->l.count, capacity);
 }
 
 void sinew__distances_free(sinew_world *world)
@@ -49,10 +43,9 @@ void sinew__distances_free(sinew_world *world)
     world->tears = NULL;
     world->tears_bytes = 0;
     world->tear_count = world->tear_capacity = 0;
-    sinew__free(world, world->distances.block, world->distances.block_bytes);
-    sinew__id_pool_free(world, &world->distances.ids);
+    sinew__store_free(world, &world->distances.store);
     memset(&world->distances, 0, sizeof world->distances);
-    world->distances.ids.free_head = UINT32_MAX;
+    world->distances.store.ids.free_head = UINT32_MAX;
 }
 
 // Checks rest, mode, stiffness and compliance of a def; resolves lo/hi for particle indices i, j.
@@ -139,23 +132,15 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     if (world->max_constraints > 0 && d->l.count >= world->max_constraints) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_distance_create: max_constraints reached");
     }
-    if (d->l.count == d->capacity) {
-        int cap = sinew__grow_capacity(d->capacity, d->l.count + 1);
-        if (cap < 0) {
-            return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_distance_create: too many constraints");
-        }
-        if (distances_resize(world, cap) != SINEW_OK) {
-            return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the store failed");
-        }
-    }
-    s = sinew__id_reserve(world, &d->ids);
+    s = sinew__store_reserve(world, &d->store, d, distance_fields, d->l.count, d->l.count + 1);
     if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_distance_create: growing the id pool failed");
+        return sinew__fail(world, s, "sinew_distance_create: growing the store failed");
     }
     if (def->tear_ratio > 0.0f && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the tear list failed");
     }
-    int k = d->l.count++;
+    const int k = d->l.count;
+    sinew__store_push(&d->store, &d->l.count, &out->index1, &out->generation);
     d->tear[k] = def->tear_ratio;
     d->strain[k] = 1.0f;
     d->tearable += def->tear_ratio > 0.0f;
@@ -166,10 +151,6 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     d->l.soft_count += is_soft(soft);
     sinew__links_refresh_block(world, &d->l, k);
     d->adj_dirty = true;
-    uint32_t slot = sinew__id_take(&d->ids, (uint32_t)k);
-    d->id_slot[k] = slot;
-    out->index1 = slot + 1u;
-    out->generation = d->ids.generation[slot];
     return SINEW_OK;
 }
 
@@ -178,18 +159,8 @@ static void remove_at(sinew_world *world, int k)
     sinew__distances *d = &world->distances;
     d->tearable -= d->tear[k] > 0.0f;
     d->l.soft_count -= is_soft(d->l.soft[k]);
-    sinew__id_release(&d->ids, d->id_slot[k]);
-    int last = --d->l.count;
-    if (k != last) {
-        d->l.c[k] = d->l.c[last];
-        d->tear[k] = d->tear[last];
-        d->strain[k] = d->strain[last];
-        d->l.soft[k] = d->l.soft[last];
-        d->l.lambda[k] = d->l.lambda[last];
-        d->mode[k] = d->mode[last];
-        d->id_slot[k] = d->id_slot[last];
-        d->ids.dense[d->id_slot[k]] = (uint32_t)k;
-    }
+    const int last = d->l.count - 1;
+    sinew__store_remove(&d->store, d, distance_fields, &d->l.count, k);
     sinew__links_refresh_block(world, &d->l, k);
     sinew__links_refresh_block(world, &d->l, last);
     d->adj_dirty = true;
@@ -197,7 +168,7 @@ static void remove_at(sinew_world *world, int k)
 
 static int lookup(const sinew_world *world, sinew_distance_id id)
 {
-    return world != NULL ? sinew__id_lookup(&world->distances.ids, id.index1, id.generation) : -1;
+    return world != NULL ? sinew__store_lookup(&world->distances.store, id.index1, id.generation) : -1;
 }
 
 sinew_status sinew_distance_destroy(sinew_world *world, sinew_distance_id id)
@@ -312,9 +283,8 @@ void sinew__distances_tear(sinew_world *world)
         if (!(d->strain[k] > d->tear[k])) {
             continue;
         }
-        const uint32_t slot = d->id_slot[k];
         sinew_tear *t = &world->tears[world->tear_count++];
-        t->link = (sinew_distance_id){slot + 1u, d->ids.generation[slot]};
+        sinew__store_id(&d->store, k, &t->link.index1, &t->link.generation);
         t->a = sinew_particle_id_at(world, c->i);
         t->b = sinew_particle_id_at(world, c->j);
         remove_at(world, k);

@@ -16,53 +16,46 @@ sinew_particle_def sinew_default_particle_def(void)
     return def;
 }
 
-static sinew_status particles_resize(sinew_world *world, int new_capacity)
+static int particle_fields(void *kind, sinew__field *f)
 {
-    sinew__particles *p = &world->particles;
-    sinew__field fields[] = {
-        {(void **)&p->x, sizeof(float)},        {(void **)&p->y, sizeof(float)},
-        {(void **)&p->px, sizeof(float)},       {(void **)&p->py, sizeof(float)},
-        {(void **)&p->dx, sizeof(float)},       {(void **)&p->dy, sizeof(float)},
-        {(void **)&p->ax, sizeof(float)},       {(void **)&p->ay, sizeof(float)},
-        {(void **)&p->w, sizeof(float)},        {(void **)&p->radius, sizeof(float)},
-        {(void **)&p->flags, sizeof(uint32_t)}, {(void **)&p->user_data, sizeof(void *)},
-        {(void **)&p->id_slot, sizeof(uint32_t)}, {(void **)&p->group, sizeof(uint32_t)},
-        {(void **)&p->mask, sizeof(uint32_t)},    {(void **)&p->mu_s, sizeof(float)},
-        {(void **)&p->mu_k, sizeof(float)},       {(void **)&p->cell_of, sizeof(uint32_t)},
-        {(void **)&p->sorted, sizeof(uint32_t)},  {(void **)&p->colors, sizeof(uint32_t)},
-        {(void **)&p->link_start, sizeof(uint32_t)}, {(void **)&p->link_n, sizeof(uint32_t)},
-        {(void **)&p->dx_pre, sizeof(float)},     {(void **)&p->dy_pre, sizeof(float)},
-        {(void **)&p->acc, sizeof(sinew__jacobi_sum)},
-        {(void **)&p->acc2, sizeof(sinew__jacobi_sum)},
+    sinew__particles *p = kind;
+    const sinew__field fields[] = {
+        {(void **)&p->x, sizeof(float)},          {(void **)&p->y, sizeof(float)},
+        {(void **)&p->px, sizeof(float)},         {(void **)&p->py, sizeof(float)},
+        {(void **)&p->dx, sizeof(float)},         {(void **)&p->dy, sizeof(float)},
+        {(void **)&p->ax, sizeof(float)},         {(void **)&p->ay, sizeof(float)},
+        {(void **)&p->w, sizeof(float)},          {(void **)&p->radius, sizeof(float)},
+        {(void **)&p->flags, sizeof(uint32_t)},   {(void **)&p->user_data, sizeof(void *)},
+        {(void **)&p->group, sizeof(uint32_t)},   {(void **)&p->mask, sizeof(uint32_t)},
+        {(void **)&p->mu_s, sizeof(float)},       {(void **)&p->mu_k, sizeof(float)},
+        {(void **)&p->acc, sizeof(sinew__jacobi_sum)}, {(void **)&p->acc2, sizeof(sinew__jacobi_sum)},
         {(void **)&p->inv_n, sizeof(float)},
+        // Scratch of the step (rebuilt before use; moving it along is harmless):
+        {(void **)&p->cell_of, sizeof(uint32_t)}, {(void **)&p->sorted, sizeof(uint32_t)},
+        {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
+        {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->dx_pre, sizeof(float)},
+        {(void **)&p->dy_pre, sizeof(float)},
     };
-    sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
-                                         (int)(sizeof fields / sizeof fields[0]), p->count, new_capacity);
-    if (s == SINEW_OK) {
-        p->capacity = new_capacity;
-    }
-    return s;
+    memcpy(f, fields, sizeof fields);
+    return (int)(sizeof fields / sizeof fields[0]);
 }
 
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity)
 {
-    if (capacity <= world->particles.capacity) {
-        return SINEW_OK;
-    }
-    return particles_resize(world, capacity);
+    sinew__particles *p = &world->particles;
+    return sinew__store_reserve(world, &p->store, p, particle_fields, p->count, capacity);
 }
 
 void sinew__particles_free(sinew_world *world)
 {
-    sinew__free(world, world->particles.block, world->particles.block_bytes);
-    sinew__id_pool_free(world, &world->particles.ids);
+    sinew__store_free(world, &world->particles.store);
     memset(&world->particles, 0, sizeof world->particles);
-    world->particles.ids.free_head = UINT32_MAX;
+    world->particles.store.ids.free_head = UINT32_MAX;
 }
 
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id)
 {
-    return sinew__id_lookup(&world->particles.ids, id.index1, id.generation);
+    return sinew__store_lookup(&world->particles.store, id.index1, id.generation);
 }
 
 sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def *def, sinew_particle_id *out)
@@ -90,20 +83,12 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (world->max_particles > 0 && p->count >= world->max_particles) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_particle_create: max_particles reached");
     }
-    if (p->count == p->capacity) {
-        int cap = sinew__grow_capacity(p->capacity, p->count + 1);
-        if (cap < 0) {
-            return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_particle_create: too many particles");
-        }
-        if (particles_resize(world, cap) != SINEW_OK) {
-            return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_particle_create: growing the particle store failed");
-        }
-    }
-    sinew_status s = sinew__id_reserve(world, &p->ids);
+    sinew_status s = sinew__store_reserve(world, &p->store, p, particle_fields, p->count, p->count + 1);
     if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_particle_create: growing the particle id pool failed");
+        return sinew__fail(world, s, "sinew_particle_create: growing the particle store failed");
     }
-    int i = p->count++;
+    const int i = p->count;
+    sinew__store_push(&p->store, &p->count, &out->index1, &out->generation);
     p->x[i] = def->position.x;
     p->y[i] = def->position.y;
     p->dx[i] = def->weight > 0.0f ? def->velocity.x * world->h_prev : 0.0f;
@@ -126,10 +111,6 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     memset(&p->acc[i], 0, sizeof p->acc[i]);
     memset(&p->acc2[i], 0, sizeof p->acc2[i]);
     p->inv_n[i] = 0.0f;
-    uint32_t slot = sinew__id_take(&p->ids, (uint32_t)i);
-    p->id_slot[i] = slot;
-    out->index1 = slot + 1u;
-    out->generation = p->ids.generation[slot];
     return SINEW_OK;
 }
 
@@ -149,31 +130,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
     sinew__pins_remove_particle(world, i, last);
     sinew__areas_remove_particle(world, i, last);
     sinew__angles_remove_particle(world, i, last);
-    sinew__id_release(&p->ids, p->id_slot[i]);
-    if (i != last) {
-        p->x[i] = p->x[last];
-        p->y[i] = p->y[last];
-        p->px[i] = p->px[last];
-        p->py[i] = p->py[last];
-        p->dx[i] = p->dx[last];
-        p->dy[i] = p->dy[last];
-        p->ax[i] = p->ax[last];
-        p->ay[i] = p->ay[last];
-        p->w[i] = p->w[last];
-        p->radius[i] = p->radius[last];
-        p->flags[i] = p->flags[last];
-        p->user_data[i] = p->user_data[last];
-        p->group[i] = p->group[last];
-        p->mask[i] = p->mask[last];
-        p->mu_s[i] = p->mu_s[last];
-        p->mu_k[i] = p->mu_k[last];
-        p->acc[i] = p->acc[last];
-        p->acc2[i] = p->acc2[last];
-        p->inv_n[i] = p->inv_n[last];
-        p->id_slot[i] = p->id_slot[last];
-        p->ids.dense[p->id_slot[i]] = (uint32_t)i;
-    }
-    p->count = last;
+    sinew__store_remove(&p->store, p, particle_fields, &p->count, i);
     world->grid.valid = world->grid.fresh = false;
     world->distances.adj_dirty = true;
     return SINEW_OK;
@@ -317,9 +274,7 @@ sinew_particle_id sinew_particle_id_at(const sinew_world *world, int index)
 {
     sinew_particle_id id = SINEW_NULL_ID;
     if (world != NULL && index >= 0 && index < world->particles.count) {
-        uint32_t slot = world->particles.id_slot[index];
-        id.index1 = slot + 1u;
-        id.generation = world->particles.ids.generation[slot];
+        sinew__store_id(&world->particles.store, index, &id.index1, &id.generation);
     }
     return id;
 }

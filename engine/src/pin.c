@@ -14,36 +14,27 @@ sinew_pin_def sinew_default_pin_def(void)
     return def;
 }
 
-static sinew_status pins_resize(sinew_world *world, int new_capacity)
+static int pin_fields(void *kind, sinew__field *f)
 {
-    sinew__pins *p = &world->pins;
-    sinew__field fields[] = {
-        {(void **)&p->c, sizeof(sinew__pin)},     {(void **)&p->lambda, 2 * sizeof(float)},
-        {(void **)&p->from, 2 * sizeof(float)},   {(void **)&p->perm, sizeof(uint32_t)},
-        {(void **)&p->id_slot, sizeof(uint32_t)},
-    };
-    sinew_status s = sinew__block_resize(world, &p->block, &p->block_bytes, fields,
-                                         (int)(sizeof fields / sizeof fields[0]), p->count, new_capacity);
-    if (s == SINEW_OK) {
-        p->capacity = new_capacity;
-    }
-    return s;
+    sinew__pins *p = kind;
+    f[0] = (sinew__field){(void **)&p->c, sizeof(sinew__pin)};
+    f[1] = (sinew__field){(void **)&p->lambda, 2 * sizeof(float)};
+    f[2] = (sinew__field){(void **)&p->from, 2 * sizeof(float)};
+    f[3] = (sinew__field){(void **)&p->perm, sizeof(uint32_t)};
+    return 4;
 }
 
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity)
 {
-    if (capacity <= world->pins.capacity) {
-        return SINEW_OK;
-    }
-    return pins_resize(world, capacity);
+    sinew__pins *p = &world->pins;
+    return sinew__store_reserve(world, &p->store, p, pin_fields, p->count, capacity);
 }
 
 void sinew__pins_free(sinew_world *world)
 {
-    sinew__free(world, world->pins.block, world->pins.block_bytes);
-    sinew__id_pool_free(world, &world->pins.ids);
+    sinew__store_free(world, &world->pins.store);
     memset(&world->pins, 0, sizeof world->pins);
-    world->pins.ids.free_head = UINT32_MAX;
+    world->pins.store.ids.free_head = UINT32_MAX;
 }
 
 static sinew_status check_stiffness(const sinew_world *world, float stiffness, float compliance)
@@ -80,49 +71,29 @@ sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sine
     if (world->max_constraints > 0 && p->count >= world->max_constraints) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_pin_create: max_constraints reached");
     }
-    if (p->count == p->capacity) {
-        int cap = sinew__grow_capacity(p->capacity, p->count + 1);
-        if (cap < 0) {
-            return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_pin_create: too many pins");
-        }
-        if (pins_resize(world, cap) != SINEW_OK) {
-            return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_pin_create: growing the store failed");
-        }
-    }
-    s = sinew__id_reserve(world, &p->ids);
+    s = sinew__store_reserve(world, &p->store, p, pin_fields, p->count, p->count + 1);
     if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_pin_create: growing the id pool failed");
+        return sinew__fail(world, s, "sinew_pin_create: growing the store failed");
     }
-    int k = p->count++;
+    const int k = p->count;
+    sinew__store_push(&p->store, &p->count, &out->index1, &out->generation);
     p->c[k] = (sinew__pin){i, def->target.x, def->target.y, def->stiffness, def->compliance};
     p->lambda[2 * k] = p->lambda[2 * k + 1] = 0.0f;
     p->from[2 * k] = world->particles.x[i];
     p->from[2 * k + 1] = world->particles.y[i];
     p->compliant += def->compliance > 0.0f;
-    uint32_t slot = sinew__id_take(&p->ids, (uint32_t)k);
-    p->id_slot[k] = slot;
-    out->index1 = slot + 1u;
-    out->generation = p->ids.generation[slot];
     return SINEW_OK;
 }
 
 static void remove_at(sinew__pins *p, int k)
 {
     p->compliant -= p->c[k].compliance > 0.0f;
-    sinew__id_release(&p->ids, p->id_slot[k]);
-    int last = --p->count;
-    if (k != last) {
-        p->c[k] = p->c[last];
-        memcpy(&p->lambda[2 * k], &p->lambda[2 * last], 2 * sizeof(float));
-        memcpy(&p->from[2 * k], &p->from[2 * last], 2 * sizeof(float));
-        p->id_slot[k] = p->id_slot[last];
-        p->ids.dense[p->id_slot[k]] = (uint32_t)k;
-    }
+    sinew__store_remove(&p->store, p, pin_fields, &p->count, k);
 }
 
 static int lookup(const sinew_world *world, sinew_pin_id id)
 {
-    return world != NULL ? sinew__id_lookup(&world->pins.ids, id.index1, id.generation) : -1;
+    return world != NULL ? sinew__store_lookup(&world->pins.store, id.index1, id.generation) : -1;
 }
 
 sinew_status sinew_pin_destroy(sinew_world *world, sinew_pin_id id)

@@ -26,15 +26,44 @@ typedef struct sinew__id_pool {
 
 #define SINEW__FREE_BIT 0x80000000u
 
+// store.c: a dense store of one kind (see the file). The element count lives with the kind (the
+// kernels read it there), so the calls take it.
+#define SINEW__MAX_FIELDS 32
+typedef struct sinew__store {
+    void *block;
+    size_t block_bytes;
+    int capacity;
+    uint32_t *id_slot;   // dense index -> id slot
+    sinew__id_pool ids;  // id slot -> dense index, generation
+} sinew__store;
+
+// Writes the kind's arrays (not id_slot) into fields[], returns how many.
+typedef struct sinew__field sinew__field;
+typedef int (*sinew__fields_fn)(void *kind, sinew__field *fields);
+
+// Room for `needed` elements (geometric growth; count are kept) and one more id. On failure
+// (CAPACITY, OUT_OF_MEMORY) the store's contents are unchanged.
+sinew_status sinew__store_reserve(sinew_world *world, sinew__store *s, void *kind, sinew__fields_fn fields, int count,
+                                  int needed);
+// Appends an element at index *count (room reserved) and writes its new id.
+void sinew__store_push(sinew__store *s, int *count, uint32_t *index1, uint32_t *generation);
+// Removes element k: its id stops working, the last element moves into k.
+void sinew__store_remove(sinew__store *s, void *kind, sinew__fields_fn fields, int *count, int k);
+// Dense index of a live id, or -1.
+int sinew__store_lookup(const sinew__store *s, uint32_t index1, uint32_t generation);
+// The id of element k.
+void sinew__store_id(const sinew__store *s, int k, uint32_t *index1, uint32_t *generation);
+void sinew__store_free(sinew_world *world, sinew__store *s);
+
+
 typedef struct sinew__jacobi_sum {
     double dx, dy; // corrections summed this iteration
 } sinew__jacobi_sum;
 
 // Particle store, one allocation for all arrays.
 typedef struct sinew__particles {
-    void *block;
-    size_t block_bytes;
-    int count, capacity;
+    sinew__store store;
+    int count;
     float *x, *y, *px, *py, *ax, *ay, *w, *radius;
     // Displacement over the last sub-step, kept apart from x - px: far from the origin a float
     // position cannot hold g h^2, so velocity derived from rounded positions drifts. The solver's
@@ -42,7 +71,6 @@ typedef struct sinew__particles {
     float *dx, *dy;
     uint32_t *flags;
     void **user_data;
-    uint32_t *id_slot;   // dense -> id slot
     // Jacobi sums per particle, in double so that their value, once rounded to float, does not
     // depend on the order constraints were added in: Jacobi results are order independent.
     uint32_t *group, *mask;
@@ -57,7 +85,6 @@ typedef struct sinew__particles {
     sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
                          // immovable); a count while being built. Apart from acc: it stays in cache
-    sinew__id_pool ids;
 } sinew__particles;
 
 // Hot data of a distance constraint: allowed lengths are [lo, hi], so one formula covers the
@@ -87,19 +114,15 @@ typedef struct sinew__links {
 } sinew__links;
 
 typedef struct sinew__distances {
-    void *block;
-    size_t block_bytes;
-    int capacity;
+    sinew__store store;     // the count is l.count
     sinew__links l;
     uint8_t *mode;          // sinew_distance_mode, cold
-    uint32_t *id_slot;
     uint32_t *adj;          // 2 per distance: linked neighbours by particle (skip_linked_pairs)
     float *tear;            // tear ratio, 0 = never
     float *strain;          // length / rest, smoothed over steps (tearable ones)
     int tearable;           // how many have a tear ratio
     bool adj_dirty;         // adj must be rebuilt before the next contact search
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
-    sinew__id_pool ids;
 } sinew__distances;
 
 // Particle-particle contacts of the current sub-step: min-only links (lo = ri + rj), plus
@@ -123,13 +146,10 @@ typedef struct sinew__area {
 } sinew__area;
 
 typedef struct sinew__areas {
-    void *block;
-    size_t block_bytes;
-    int count, capacity, soft_count;
+    sinew__store store;
+    int count, soft_count;
     sinew__area *c;
     float *lambda;
-    uint32_t *id_slot;
-    sinew__id_pool ids;
     void *pool_block;       // the ring indices of all area constraints, packed
     size_t pool_bytes;
     int32_t *idx;
@@ -144,13 +164,10 @@ typedef struct sinew__angle {
 } sinew__angle;
 
 typedef struct sinew__angles {
-    void *block;
-    size_t block_bytes;
-    int count, capacity, soft_count;
+    sinew__store store;
+    int count, soft_count;
     sinew__angle *c;
     float *lambda;
-    uint32_t *id_slot;
-    sinew__id_pool ids;
 } sinew__angles;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.
@@ -183,12 +200,9 @@ typedef struct sinew__collider {
 } sinew__collider;
 
 typedef struct sinew__colliders {
-    void *block;
-    size_t block_bytes;
-    int count, capacity;
+    sinew__store store;
+    int count;
     sinew__collider *c;
-    uint32_t *id_slot;
-    sinew__id_pool ids;
 } sinew__colliders;
 
 // Uniform grid over the colliding particles, rebuilt by counting sort every sub-step.
@@ -212,16 +226,13 @@ typedef struct sinew__pin {
 } sinew__pin;
 
 typedef struct sinew__pins {
-    void *block;
-    size_t block_bytes;
-    int count, capacity;
+    sinew__store store;
+    int count;
     int compliant;
     sinew__pin *c;
     float *lambda;          // 2 per pin
     float *from;            // 2 per pin: kinematic start of the current step
     uint32_t *perm;
-    uint32_t *id_slot;
-    sinew__id_pool ids;
 } sinew__pins;
 
 struct sinew_world {
@@ -270,10 +281,10 @@ void *sinew__alloc(sinew_world *world, size_t size);
 void sinew__free(sinew_world *world, void *ptr, size_t size);
 
 // One array of a structure-of-arrays block: where its pointer lives and its element size.
-typedef struct sinew__field {
+struct sinew__field {
     void **ptr;
     size_t size;
-} sinew__field;
+};
 
 // Reallocates the block holding `fields` for `new_capacity` elements, copying `count` elements of
 // each array and zeroing the rest. On failure nothing changes and SINEW_ERR_OUT_OF_MEMORY is
