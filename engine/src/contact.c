@@ -103,28 +103,28 @@ static bool reserve(sinew_world *world, int count, int more)
 // Tests particle a against particles sorted[from .. to) and appends the contacts. A dense pile
 // makes the test a coin flip, so each pair is written unconditionally and the count moves on by
 // the outcome (no branch to mispredict). Room for to - from contacts must have been reserved.
-SINEW_FORCE_INLINE int pair_range(sinew_world *world, search *s, int a, uint32_t from, uint32_t to, bool color)
+SINEW_FORCE_INLINE int pair_range(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to, bool color)
 {
     const sinew__particles *p = &world->particles;
-    const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius, *restrict w = p->w;
-    const uint32_t *restrict group = p->group, *restrict mask = p->mask, *restrict sorted = p->sorted;
+    const sinew__cell_particle *restrict data = p->cell_data;
     uint32_t *restrict colors = p->colors;
     sinew__contacts *k = &world->contacts;
     sinew__distance *restrict found = k->found;
     uint8_t *restrict found_color = k->found_color;
+    const sinew__cell_particle pa = data[qa];
+    const int a = (int)pa.index;
     const bool skip_linked = world->skip_linked_pairs && p->link_n[a] != 0u;
-    const float xa = x[a], ya = y[a], ra = r[a];
-    const bool movable_a = w[a] > 0.0f;
-    const uint32_t ga = group[a], ma = mask[a];
+    const bool movable_a = pa.w > 0.0f;
     uint32_t colors_a = movable_a ? colors[a] : 0u; // in a register: b is never a
     int m = s->count;
     for (uint32_t q = from; q < to; ++q) {
-        const int b = (int)sorted[q];
-        const float dx = x[b] - xa, dy = y[b] - ya, sum = ra + r[b];
+        const sinew__cell_particle pb = data[q];
+        const int b = (int)pb.index;
+        const float dx = pb.x - pa.x, dy = pb.y - pa.y, sum = pa.r + pb.r;
         const float reach = sum * SINEW__CONTACT_REACH;
-        const bool movable_b = w[b] > 0.0f;
-        bool hit = (dx * dx + dy * dy < reach * reach) & (movable_a | movable_b) & ((ga & mask[b]) != 0u) &
-                   ((group[b] & ma) != 0u);
+        const bool movable_b = pb.w > 0.0f;
+        bool hit = (dx * dx + dy * dy < reach * reach) & (movable_a | movable_b) & ((pa.group & pb.mask) != 0u) &
+                   ((pb.group & pa.mask) != 0u);
         if (skip_linked && hit) {
             hit = !linked(world, a, b);
         }
@@ -187,7 +187,6 @@ SINEW_FORCE_INLINE void find_all(sinew_world *world, search *s, bool color)
             const bool right = cx + 1 < g->nx, left = cx > 0, up = cy + 1 < g->ny;
             const int cu = c + g->nx;
             for (uint32_t q = start[c]; q < start[c + 1]; ++q) {
-                const int a = (int)p->sorted[q];
                 // The rest of this cell and the right cell are contiguous in `sorted`, and so are the
                 // three cells above (up-left, up, up-right).
                 const uint32_t here_end = right ? start[c + 2] : start[c + 1];
@@ -198,8 +197,8 @@ SINEW_FORCE_INLINE void find_all(sinew_world *world, search *s, bool color)
                     world->dropped_contacts += more; // at most this many
                     continue;
                 }
-                pair_range(world, s, a, q + 1u, here_end, color);
-                pair_range(world, s, a, u0, u1, color);
+                pair_range(world, s, q, q + 1u, here_end, color);
+                pair_range(world, s, q, u0, u1, color);
             }
         }
     }

@@ -103,6 +103,13 @@ bool sinew__grid_build(sinew_world *world)
             sorted[--start[cell_of[i]]] = (uint32_t)i;
         }
     }
+    sinew__cell_particle *restrict data = p->cell_data;
+    const float *restrict weight = p->w;
+    const uint32_t *restrict group = p->group, *restrict mask = p->mask;
+    for (int q = 0; q < m; ++q) {
+        const uint32_t i = sorted[q];
+        data[q] = (sinew__cell_particle){x[i], y[i], r[i], weight[i], group[i], mask[i], i, 0u};
+    }
     g->sorted_count = m;
     g->valid = true;
     return true;

@@ -32,6 +32,7 @@ static int particle_fields(void *kind, sinew__field *f)
         {(void **)&p->inv_n, sizeof(float)},
         // Scratch of the step (rebuilt before use; moving it along is harmless):
         {(void **)&p->cell_of, sizeof(uint32_t)}, {(void **)&p->sorted, sizeof(uint32_t)},
+        {(void **)&p->cell_data, sizeof(sinew__cell_particle)},
         {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
         {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->dx_pre, sizeof(float)},
         {(void **)&p->dy_pre, sizeof(float)},

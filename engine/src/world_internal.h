@@ -60,6 +60,15 @@ typedef struct sinew__jacobi_sum {
     double dx, dy; // corrections summed this iteration
 } sinew__jacobi_sum;
 
+// A colliding particle as the contact search reads it, copied in cell order when the grid is
+// built so that the search walks contiguous memory.
+typedef struct sinew__cell_particle {
+    float x, y, r, w;
+    uint32_t group, mask;
+    uint32_t index; // in the particle store
+    uint32_t unused;
+} sinew__cell_particle;
+
 // Particle store, one allocation for all arrays.
 typedef struct sinew__particles {
     sinew__store store;
@@ -78,6 +87,7 @@ typedef struct sinew__particles {
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     uint32_t *cell_of;   // grid cell of the particle, or UINT32_MAX when it does not collide
     uint32_t *sorted;    // particle indices sorted by cell
+    struct sinew__cell_particle *cell_data; // what the contact search reads, in `sorted` order
     uint32_t *colors;    // Gauss-Seidel colour bits of the contacts on the particle
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
     float *dx_pre, *dy_pre; // displacement before the solve of the sub-step (contact velocity pass)
