@@ -2,9 +2,9 @@
 // settle, stacks that stand, friction, filtering), static colliders (tunnelling, the create API),
 // spatial queries against brute force, no allocation once warm, determinism.
 //
-// Every bound below was measured first (engine at commit 129980d, x86-64, the same numbers in
-// release and debug + ASan builds); the comment next to it gives the measured value and the reason
-// for the margin. Engine bugs found while writing this file are exposed by
+// Every bound below was measured first (engine at commits 129980d and 204ce92, x86-64, the same
+// numbers in release and debug + ASan builds); the comment next to it gives the measured value and
+// the reason for the margin. Engine bugs found while writing this file are exposed by
 // a_fast_ball_does_not_pass_through_a_thin_segment and by the four tests at the end of the table;
 // the huge-box query is the very last, since UBSan (halt_on_error) aborts the program in it.
 #include <float.h>
