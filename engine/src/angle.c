@@ -118,7 +118,8 @@ static float joint_angle(const sinew_world *world, const sinew__angle *c, float 
     *uy = y[c->j] - y[c->i];
     *vx = x[c->k] - x[c->j];
     *vy = y[c->k] - y[c->j];
-    return atan2f(*ux * *vy - *uy * *vx, *ux * *vx + *uy * *vy);
+    const float theta = atan2f(*ux * *vy - *uy * *vx, *ux * *vx + *uy * *vy);
+    return theta == -SINEW__PI ? SINEW__PI : theta; // a fold (cross -0) is +pi: the range is (-pi, pi]
 }
 
 // Wraps an angle difference into (-pi, pi].
@@ -221,6 +222,15 @@ static bool angle_step(const sinew_world *world, const sinew__angle *c, float la
         return false;
     }
     out->dlambda = c->stiffness * (-C - a * lambda) / denom;
+    // The step is linearised: when the gradients nearly cancel (arms folding onto each other, or
+    // the middle of two immovable ends) it would be huge. No particle moves more than the shorter
+    // arm's length in one projection.
+    const float gi = sqrtf(out->gix * out->gix + out->giy * out->giy), gk = sqrtf(out->gkx * out->gkx + out->gky * out->gky);
+    const float reach = fmaxf(fmaxf(w[c->i] * gi, w[c->k] * gk), w[c->j] * sqrtf(gjx * gjx + gjy * gjy));
+    const float limit = sqrtf(fminf(lu2, lv2));
+    if (fabsf(out->dlambda) * reach > limit) {
+        out->dlambda = out->dlambda > 0.0f ? limit / reach : -limit / reach;
+    }
     return true;
 }
 

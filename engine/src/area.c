@@ -233,12 +233,14 @@ static bool area_step(const sinew_world *world, const sinew__area *c, float lamb
     const int32_t *idx = world->areas.idx + c->first;
     const float *x = world->particles.x, *y = world->particles.y, *w = world->particles.w;
     const int n = c->count;
-    double area = 0.0, denom = 0.0;
+    double area = 0.0, denom = 0.0, reach = 0.0; // reach: largest w |grad| of a vertex
     for (int k = 0; k < n; ++k) {
         const int prev = idx[k > 0 ? k - 1 : n - 1], cur = idx[k], next = idx[k + 1 < n ? k + 1 : 0];
         area += (double)x[cur] * y[next] - (double)x[next] * y[cur];
         const double gx = 0.5 * ((double)y[next] - y[prev]), gy = 0.5 * ((double)x[prev] - x[next]);
-        denom += w[cur] * (gx * gx + gy * gy);
+        const double g2 = gx * gx + gy * gy;
+        denom += w[cur] * g2;
+        reach = fmax(reach, w[cur] * sqrt(g2));
     }
     const double C = c->sign * 0.5 * area - c->pressure * c->rest;
     const double a = c->compliance * inv_h2;
@@ -247,7 +249,17 @@ static bool area_step(const sinew_world *world, const sinew__area *c, float lamb
         *dlambda = 0.0f;
         return false;
     }
-    *dlambda = (float)(c->stiffness * (-C - a * lambda) / denom);
+    double step = c->stiffness * (-C - a * lambda) / denom;
+    // The step is linearised: for a ring crushed toward a point its gradients vanish and it would
+    // be huge. No vertex moves more than the radius of the larger of the current and target
+    // areas in one projection (any real correction moves less); a collapsed ring grows back over a
+    // few iterations instead of exploding.
+    const double target = c->pressure * c->rest;
+    const double limit = sqrt(fmax(fabs(0.5 * area), target) / 3.14159265358979);
+    if (fabs(step) * reach > limit) {
+        step = step > 0.0 ? limit / reach : -limit / reach;
+    }
+    *dlambda = (float)step;
     return true;
 }
 

@@ -176,7 +176,6 @@ static void sort_by_color(sinew_world *world, const search *s)
 
 SINEW_FORCE_INLINE void find_all(sinew_world *world, search *s, bool color)
 {
-    const sinew__particles *p = &world->particles;
     const sinew__grid *g = &world->grid;
     const uint32_t *restrict start = g->cell_start;
     // Each cell meets itself and four of its neighbours (right, and the three above), so every

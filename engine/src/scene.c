@@ -78,16 +78,24 @@ sinew_status sinew__build_end(sinew__build *b)
     return b->status;
 }
 
-sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance)
+const char *sinew__material_problem(float weight, float radius, float stiffness, float compliance, sinew_status *status)
 {
     if (!sinew__finite(weight) || !sinew__finite(radius) || !sinew__finite(stiffness) || !sinew__finite(compliance)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "builder def: weight, radius, stiffness, compliance must be finite");
+        *status = SINEW_ERR_NOT_FINITE;
+        return "builder def: weight, radius, stiffness, compliance must be finite";
     }
     if (!(weight > 0.0f) || radius < 0.0f || stiffness < 0.0f || stiffness > 1.0f || compliance < 0.0f) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
-                           "builder def: weight > 0, radius >= 0, stiffness in [0, 1], compliance >= 0 required");
+        *status = SINEW_ERR_OUT_OF_RANGE;
+        return "builder def: weight > 0, radius >= 0, stiffness in [0, 1], compliance >= 0 required";
     }
-    return SINEW_OK;
+    return NULL;
+}
+
+sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance)
+{
+    sinew_status s = SINEW_OK;
+    const char *problem = sinew__material_problem(weight, radius, stiffness, compliance, &s);
+    return problem != NULL ? sinew__fail(world, s, problem) : SINEW_OK;
 }
 
 static bool unit_interval(float v) { return sinew__finite(v) && v >= 0.0f && v <= 1.0f; }
@@ -107,9 +115,25 @@ sinew_rope_def sinew_default_rope_def(void)
     return def;
 }
 
-static bool rope_ok(const sinew_rope_def *def)
+// What is wrong with a rope def, or NULL; *status gets the error.
+static const char *rope_problem(const sinew_rope_def *def, sinew_status *status)
 {
-    return def != NULL && def->links >= 1 && def->links <= SINEW__MAX_ROPE_LINKS;
+    if (!sinew__finite2(def->start) || !sinew__finite2(def->end) || !sinew__finite(def->bend_stiffness)) {
+        *status = SINEW_ERR_NOT_FINITE;
+        return "rope def: start, end and bend_stiffness must be finite";
+    }
+    const char *problem = sinew__material_problem(def->weight, def->radius, def->stiffness, def->compliance, status);
+    if (problem != NULL) {
+        return problem;
+    }
+    *status = SINEW_ERR_OUT_OF_RANGE;
+    if (def->mode != SINEW_DISTANCE_EQUAL && def->mode != SINEW_DISTANCE_MAX_ONLY && def->mode != SINEW_DISTANCE_MIN_ONLY) {
+        return "rope def: unknown distance mode";
+    }
+    if (def->links < 1 || def->links > SINEW__MAX_ROPE_LINKS || !unit_interval(def->bend_stiffness)) {
+        return "rope def: links in 1..2^24, bend_stiffness in [0, 1]";
+    }
+    return NULL;
 }
 
 // Tethers of particle k: one to each pinned end it is not.
@@ -124,7 +148,8 @@ static int rope_tethers_of(const sinew_rope_def *def, int k)
 sinew_scene_counts sinew_rope_counts(const sinew_rope_def *def)
 {
     sinew_scene_counts c = {0};
-    if (!rope_ok(def)) {
+    sinew_status status;
+    if (def == NULL || rope_problem(def, &status) != NULL) {
         return c;
     }
     const int n = def->links;
@@ -143,18 +168,10 @@ sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, si
     if (world == NULL || def == NULL) {
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_rope_create: world and def are required");
     }
-    if (!sinew__finite2(def->start) || !sinew__finite2(def->end) || !sinew__finite(def->bend_stiffness)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "rope def: start, end and bend_stiffness must be finite");
-    }
-    sinew_status s = sinew__check_material(world, def->weight, def->radius, def->stiffness, def->compliance);
-    if (s != SINEW_OK) {
-        return s;
-    }
-    if (def->mode != SINEW_DISTANCE_EQUAL && def->mode != SINEW_DISTANCE_MAX_ONLY && def->mode != SINEW_DISTANCE_MIN_ONLY) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: unknown distance mode");
-    }
-    if (!rope_ok(def) || !unit_interval(def->bend_stiffness)) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "rope def: links in 1..2^24, bend_stiffness in [0, 1]");
+    sinew_status s;
+    const char *problem = rope_problem(def, &s);
+    if (problem != NULL) {
+        return sinew__fail(world, s, problem);
     }
     const sinew_scene_counts counts = sinew_rope_counts(def);
     const int n = def->links;
@@ -252,10 +269,27 @@ sinew_cloth_def sinew_default_jelly_def(void)
     return def;
 }
 
-static bool cloth_ok(const sinew_cloth_def *def)
+// What is wrong with a cloth def, or NULL; *status gets the error.
+static const char *cloth_problem(const sinew_cloth_def *def, sinew_status *status)
 {
-    return def != NULL && def->columns >= 1 && def->rows >= 1 && def->columns <= SINEW__MAX_CLOTH_SIDE &&
-           def->rows <= SINEW__MAX_CLOTH_SIDE && def->columns * def->rows >= 2;
+    if (!sinew__finite2(def->origin) || !sinew__finite(def->spacing) || !sinew__finite(def->bend_stiffness) ||
+        !sinew__finite(def->tear_ratio)) {
+        *status = SINEW_ERR_NOT_FINITE;
+        return "cloth def: origin, spacing, bend_stiffness, tear_ratio must be finite";
+    }
+    const char *problem = sinew__material_problem(def->weight, def->radius, def->stiffness, def->compliance, status);
+    if (problem != NULL) {
+        return problem;
+    }
+    *status = SINEW_ERR_OUT_OF_RANGE;
+    if (def->columns < 1 || def->rows < 1 || def->columns > SINEW__MAX_CLOTH_SIDE || def->rows > SINEW__MAX_CLOTH_SIDE ||
+        def->columns * def->rows < 2 || !(def->spacing > 0.0f) || !unit_interval(def->bend_stiffness) ||
+        (def->tear_ratio != 0.0f && !(def->tear_ratio > 1.0f)) ||
+        (def->pin != SINEW_CLOTH_PIN_NONE && def->pin != SINEW_CLOTH_PIN_TOP_ROW && def->pin != SINEW_CLOTH_PIN_TOP_CORNERS)) {
+        return "cloth def: columns and rows in 1..4096 (2 particles at least), spacing > 0, bend_stiffness in [0, 1], "
+               "tear_ratio 0 or > 1, known pin";
+    }
+    return NULL;
 }
 
 static bool cloth_pinned(const sinew_cloth_def *def, int r, int c)
@@ -362,7 +396,8 @@ static int cloth_anchor(const sinew_cloth_def *def, int r, int c)
 sinew_scene_counts sinew_cloth_counts(const sinew_cloth_def *def)
 {
     sinew_scene_counts c = {0};
-    if (!cloth_ok(def)) {
+    sinew_status status;
+    if (def == NULL || cloth_problem(def, &status) != NULL) {
         return c;
     }
     c.particles = def->columns * def->rows;
@@ -406,21 +441,10 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
     if (world == NULL || def == NULL) {
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_cloth_create: world and def are required");
     }
-    if (!sinew__finite2(def->origin) || !sinew__finite(def->spacing) || !sinew__finite(def->bend_stiffness) ||
-        !sinew__finite(def->tear_ratio)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "cloth def: origin, spacing, bend_stiffness, tear_ratio must be finite");
-    }
-    sinew_status s = sinew__check_material(world, def->weight, def->radius, def->stiffness, def->compliance);
-    if (s != SINEW_OK) {
-        return s;
-    }
-    if (!cloth_ok(def) || !(def->spacing > 0.0f) || !unit_interval(def->bend_stiffness) ||
-        (def->tear_ratio != 0.0f && !(def->tear_ratio > 1.0f)) ||
-        (def->pin != SINEW_CLOTH_PIN_NONE && def->pin != SINEW_CLOTH_PIN_TOP_ROW &&
-         def->pin != SINEW_CLOTH_PIN_TOP_CORNERS)) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
-                           "cloth def: columns and rows in 1..4096 (2 particles at least), spacing > 0, "
-                           "bend_stiffness in [0, 1], tear_ratio 0 or > 1, known pin");
+    sinew_status s;
+    const char *problem = cloth_problem(def, &s);
+    if (problem != NULL) {
+        return sinew__fail(world, s, problem);
     }
     const sinew_scene_counts counts = sinew_cloth_counts(def);
     sinew__build b;

@@ -27,5 +27,7 @@ sinew_distance_id sinew__build_link(sinew__build *b, int a, int c, const sinew_d
 // Finishes: on failure destroys what was made. Frees the temporary. Returns the status.
 sinew_status sinew__build_end(sinew__build *b);
 
-// Checks the numbers every builder shares.
+// What is wrong with the numbers every builder shares, or NULL; *status gets the error.
+const char *sinew__material_problem(float weight, float radius, float stiffness, float compliance, sinew_status *status);
+// The same, recorded as the world's last error; SINEW_OK when nothing is wrong.
 sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance);

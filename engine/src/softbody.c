@@ -20,20 +20,43 @@ sinew_softbody_def sinew_default_softbody_def(void)
     return def;
 }
 
-static bool softbody_ok(const sinew_softbody_def *def)
+// What is wrong with a soft body def, or NULL; *status gets the error.
+static const char *softbody_problem(const sinew_softbody_def *def, sinew_status *status)
 {
-    return def != NULL && def->points >= 3 && def->points <= (1 << 20) &&
-           (def->inside == SINEW_SOFTBODY_EMPTY || def->inside == SINEW_SOFTBODY_SPRINGS ||
-            def->inside == SINEW_SOFTBODY_CENTER);
+    if (!sinew__finite2(def->center) || !sinew__finite(def->radius) || !sinew__finite(def->pressure) ||
+        !sinew__finite(def->area_stiffness) || !sinew__finite(def->area_compliance) ||
+        !sinew__finite(def->inner_stiffness)) {
+        *status = SINEW_ERR_NOT_FINITE;
+        return "soft body def: every number must be finite";
+    }
+    const char *problem = sinew__material_problem(def->weight, def->particle_radius, def->edge_stiffness,
+                                                  def->edge_compliance, status);
+    if (problem != NULL) {
+        return problem;
+    }
+    *status = SINEW_ERR_OUT_OF_RANGE;
+    if (def->points < 3 || def->points > (1 << 20) ||
+        (def->inside != SINEW_SOFTBODY_EMPTY && def->inside != SINEW_SOFTBODY_SPRINGS && def->inside != SINEW_SOFTBODY_CENTER) ||
+        !(def->radius > 0.0f) || !(def->pressure > 0.0f) || def->area_stiffness < 0.0f || def->area_stiffness > 1.0f ||
+        def->area_compliance < 0.0f || def->inner_stiffness < 0.0f || def->inner_stiffness > 1.0f) {
+        return "soft body def: points >= 3, radius > 0, pressure > 0, stiffnesses in [0, 1], compliances >= 0, "
+               "known inside";
+    }
+    return NULL;
 }
 
-// Springs join particle k to k + n/4 and k + n/2 (each pair once).
-static int spring_count(int n) { return (n / 4 >= 2 ? n : 0) + n / 2; }
+// Springs join particle k to k + n/4 (when that is not a neighbour) and to k + n/2, the one
+// across: each pair once. With n even the pairs across are n/2; with n odd every particle starts
+// one (k to k + n/2 mod n), so each has its own. No spring doubles an edge (n >= 4 for across).
+static int quarter_springs(int n) { return n / 4 >= 2 ? n : 0; }
+static int across_springs(int n) { return n / 2 >= 2 ? ((n & 1) == 0 ? n / 2 : n) : 0; }
+static int spring_count(int n) { return quarter_springs(n) + across_springs(n); }
 
 sinew_scene_counts sinew_softbody_counts(const sinew_softbody_def *def)
 {
     sinew_scene_counts c = {0};
-    if (!softbody_ok(def)) {
+    sinew_status status;
+    if (def == NULL || softbody_problem(def, &status) != NULL) {
         return c;
     }
     const int n = def->points;
@@ -49,22 +72,10 @@ sinew_status sinew_softbody_create(sinew_world *world, const sinew_softbody_def 
     if (world == NULL || def == NULL) {
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_softbody_create: world and def are required");
     }
-    if (!sinew__finite2(def->center) || !sinew__finite(def->radius) || !sinew__finite(def->pressure) ||
-        !sinew__finite(def->area_stiffness) || !sinew__finite(def->area_compliance) ||
-        !sinew__finite(def->edge_compliance) || !sinew__finite(def->inner_stiffness)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "soft body def: every number must be finite");
-    }
-    sinew_status s = sinew__check_material(world, def->weight, def->particle_radius, def->edge_stiffness,
-                                           def->edge_compliance);
-    if (s != SINEW_OK) {
-        return s;
-    }
-    if (!softbody_ok(def) || !(def->radius > 0.0f) || !(def->pressure > 0.0f) || def->area_stiffness < 0.0f ||
-        def->area_stiffness > 1.0f || def->area_compliance < 0.0f || def->inner_stiffness < 0.0f ||
-        def->inner_stiffness > 1.0f) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
-                           "soft body def: points >= 3, radius > 0, pressure > 0, stiffnesses in [0, 1], "
-                           "compliances >= 0, known inside");
+    sinew_status s;
+    const char *problem = softbody_problem(def, &s);
+    if (problem != NULL) {
+        return sinew__fail(world, s, problem);
     }
     const sinew_scene_counts counts = sinew_softbody_counts(def);
     const int n = def->points;
@@ -106,11 +117,11 @@ sinew_status sinew_softbody_create(sinew_world *world, const sinew_softbody_def 
         }
     }
     if (def->inside == SINEW_SOFTBODY_SPRINGS) {
-        for (int k = 0; k < n && n / 4 >= 2; ++k) {
+        for (int k = 0; k < quarter_springs(n); ++k) {
             SOFT_LINK(k, (k + n / 4) % n, &inner);
         }
-        for (int k = 0; k < n / 2; ++k) {
-            SOFT_LINK(k, k + n / 2, &inner);
+        for (int k = 0; k < across_springs(n); ++k) {
+            SOFT_LINK(k, (k + n / 2) % n, &inner);
         }
     } else if (def->inside == SINEW_SOFTBODY_CENTER) {
         for (int k = 0; k < n; ++k) {

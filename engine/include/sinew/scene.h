@@ -118,6 +118,7 @@ SINEW_API sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_
 typedef enum sinew_softbody_inside {
     SINEW_SOFTBODY_EMPTY = 0,   ///< nothing: the area constraint alone holds it (a pressure blob)
     SINEW_SOFTBODY_SPRINGS = 1, ///< each particle joined to the ones a quarter and half way round
+                                ///< (where those are not its neighbours: a triangle gets none)
     SINEW_SOFTBODY_CENTER = 2,  ///< a centre particle with a spoke to every particle of the ring
 } sinew_softbody_inside;
 
