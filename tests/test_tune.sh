@@ -1,0 +1,177 @@
+#!/bin/sh
+# Tests of bench/sinew-tune (issue 7): the CSV has the documented columns; the error does not rise
+# over the iterations of a converging case; Jacobi omega outside (0, 2) is refused; the SVG plots
+# parse as XML and have one <path> per setting; bad arguments fail with a message; every scene runs.
+# Usage: sh tests/test_tune.sh path/to/sinew-tune   (meson runs it as the `tune` test)
+# Prints cmocka-style summary lines, so tests/run counts these checks with the others.
+set -u
+tune="${1:?usage: test_tune.sh path/to/sinew-tune}"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/sinew-tune-test.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "[       OK ] $1"; }
+bad() { failed=$((failed + 1)); echo "[  FAILED  ] $1"; }
+
+# expect_refusal NAME PATTERN ARGS...: the tool exits non-zero, says so on stderr (matching
+# PATTERN, a grep -E expression) and writes nothing to stdout.
+expect_refusal() {
+    name="$1"; pattern="$2"; shift 2
+    "$tune" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne 0 ] && grep -qE -e "$pattern" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+        ok "$name (exit $rc: $(head -n 1 "$tmp/err"))"
+    else
+        bad "$name: exit $rc, stderr: $(cat "$tmp/err"), stdout: $(head -c 200 "$tmp/out")"
+    fi
+}
+
+# --- a small run: the GS rope and Jacobi, two omegas, two sub-step counts, three iteration counts
+out="$tmp/rope"
+if "$tune" --scene rope --size 16 --modes gs,jacobi --omega 1.0,1.5 --iterations 1,4,8 --substeps 1,4 \
+    --steps 8 --warmup 4 --repeat 1 --out "$out" >"$tmp/rope.txt" 2>"$tmp/rope.err"; then
+    ok "a small rope run exits 0"
+else
+    bad "a small rope run failed: $(cat "$tmp/rope.err")"
+fi
+csv="$out/results.csv"
+
+# The header is exactly the documented one (docs/tuning.md), and every row has its 9 fields.
+header='scene,mode,omega,substeps,iterations,iteration,max_error,rms_error,ns_per_step'
+if [ "$(head -n 1 "$csv" 2>/dev/null)" = "$header" ]; then
+    ok "results.csv has the documented header"
+else
+    bad "results.csv header is '$(head -n 1 "$csv" 2>/dev/null)', expected '$header'"
+fi
+# Rows: per setting, iterations + 1 samples. gs: 2 sub-step counts; jacobi: 2 omegas x 2 sub-step
+# counts; each with iterations 1, 4, 8: (2 + 5 + 9) x 6 = 96 rows.
+if awk -F, -v want=96 '
+    NR == 1 { next }
+    NF != 9 { print "row " NR " has " NF " fields"; bad = 1 }
+    $1 != "rope" || ($2 != "gs" && $2 != "jacobi") { print "row " NR ": scene or mode"; bad = 1 }
+    ($2 == "gs" && $3 != "") || ($2 == "jacobi" && $3 != "1" && $3 != "1.5") { print "row " NR ": omega"; bad = 1 }
+    $4 !~ /^[0-9]+$/ || $5 !~ /^[0-9]+$/ || $6 !~ /^[0-9]+$/ || $6 > $5 { print "row " NR ": counts"; bad = 1 }
+    !($7 + 0 >= 0) || !($8 + 0 >= 0) || !($8 <= $7 + 1e-12) || !($9 + 0 > 0) { print "row " NR ": values"; bad = 1 }
+    { rows++ }
+    END { if (rows != want) { print rows " rows, expected " want; bad = 1 } exit bad }' "$csv" >"$tmp/awk.txt"; then
+    ok "results.csv has 96 rows of 9 well-formed fields (rms <= max, time > 0)"
+else
+    bad "results.csv rows: $(head -n 5 "$tmp/awk.txt")"
+fi
+
+# Converging cases: for Gauss-Seidel (created order) and Jacobi omega 1, within the last sub-step
+# the max error after iteration k + 1 is at most that after iteration k, from iteration 1 on (the
+# first sweep may raise the max: it moves the prediction's stretch from one colour of links onto
+# the other; see docs/tuning.md). Allowed: float rounding of the mean over steps.
+if awk -F, '
+    NR == 1 { next }
+    { key = $2 "," $3 "," $4 "," $5 }
+    ($2 == "gs" || $3 == "1") && key == prev && $6 >= 2 && $7 > last * (1 + 1e-6) + 1e-9 {
+        print key ": iteration " $6 " error " $7 " > " last; bad = 1 }
+    { prev = key; last = $7 }
+    END { exit bad }' "$csv" >"$tmp/awk.txt"; then
+    ok "the max error does not rise over iterations 1..8 (gs and jacobi omega 1)"
+else
+    bad "the max error rose: $(head -n 5 "$tmp/awk.txt")"
+fi
+# And the iterations help: at 4 sub-steps, 8 iterations end below 1 iteration (gs).
+if awk -F, '
+    $2 == "gs" && $4 == 4 && $5 == 1 && $6 == 1 { one = $7 }
+    $2 == "gs" && $4 == 4 && $5 == 8 && $6 == 8 { eight = $7 }
+    END { exit !(one > 0 && eight < one) }' "$csv"; then
+    ok "8 iterations end with less error than 1 (gs, 4 sub-steps)"
+else
+    bad "8 iterations did not beat 1 (gs, 4 sub-steps)"
+fi
+
+# The plots parse as XML and hold one <path> per setting (mode, omega, sub-steps): 2 + 2 x 2 = 6.
+settings="$(awk -F, 'NR > 1 { print $2 "," $3 "," $4 }' "$csv" | sort -u | wc -l)"
+for plot in error_vs_iteration error_vs_time; do
+    svg="$out/$plot.svg"
+    if ! command -v xmllint >/dev/null 2>&1; then
+        bad "$plot.svg: xmllint not found (install libxml2-utils; tests/run does)"
+    elif xmllint --noout "$svg" 2>"$tmp/xml.err"; then
+        ok "$plot.svg parses as XML"
+    else
+        bad "$plot.svg is not well-formed: $(head -n 3 "$tmp/xml.err")"
+    fi
+    paths="$(grep -o '<path ' "$svg" 2>/dev/null | wc -l)"
+    if [ "$paths" -eq "$settings" ] && [ "$settings" -eq 6 ]; then
+        ok "$plot.svg has one <path> per setting ($paths)"
+    else
+        bad "$plot.svg has $paths paths for $settings settings (expected 6)"
+    fi
+    for text in 'log scale' 'gs, 1 sub-step' 'jacobi omega 1.5, 4 sub-steps' 'budget 0.01'; do
+        grep -q "$text" "$svg" || bad "$plot.svg lacks '$text'"
+    done
+done
+
+# The verdict names the cheapest setting of each mode and the ratio of their times.
+if grep -qE '^  gs, [0-9]+ sub-steps? x [0-9]+ iterations? +[0-9.]+ us' "$tmp/rope.txt" &&
+    grep -qE '^  jacobi' "$tmp/rope.txt" && grep -qE '^verdict: ' "$tmp/rope.txt"; then
+    ok "the verdict lists each mode and names the cheapest"
+else
+    bad "verdict: $(cat "$tmp/rope.txt")"
+fi
+
+# --- every scene runs (tiny), with the links' compliance where a scene has links
+for args in "--scene cloth --size 4x4" "--scene softbody --size 8 --compliance 1e-4" \
+    "--scene pile --size 9" "--scene ik --size 4 --stiffness 0.5" "--scene rope --size 3 --modes gs-alt,gs-shuffle"; do
+    # shellcheck disable=SC2086  # args must split into words
+    if "$tune" $args --omega 1 --iterations 1,2 --substeps 2 --steps 3 --warmup 2 --out "$tmp/scene" \
+        >"$tmp/scene.txt" 2>"$tmp/scene.err" && [ -s "$tmp/scene/results.csv" ] &&
+        xmllint --noout "$tmp/scene/error_vs_time.svg" 2>/dev/null; then
+        ok "sinew-tune $args"
+    else
+        bad "sinew-tune $args: $(cat "$tmp/scene.err")"
+    fi
+    rm -rf "$tmp/scene"
+done
+
+# --- Jacobi omega outside (0, 2) is refused
+for w in 2 2.0 2.5 0 -1 1.0,2.0 nan inf; do
+    expect_refusal "omega $w is refused" 'omega must be in \(0, 2\)|is not a number' \
+        --scene rope --modes jacobi --omega "$w" --out "$tmp/never"
+done
+expect_refusal "omega 2 is refused even without jacobi in --modes" 'omega must be in \(0, 2\)' \
+    --scene rope --modes gs --omega 2 --out "$tmp/never"
+
+# --- bad arguments fail with a message
+expect_refusal "no --scene" '--scene is required.*rope, cloth, softbody, pile, ik'
+expect_refusal "unknown scene lists the known ones" "unknown scene 'bridge'.*rope, cloth, softbody, pile, ik" \
+    --scene bridge
+expect_refusal "unknown option" "unknown option '--frobnicate'" --scene rope --frobnicate 3
+expect_refusal "missing value" 'option --steps needs a value' --scene rope --steps
+expect_refusal "unknown mode" "unknown mode 'sor'.*gs, gs-alt, gs-shuffle, jacobi" --scene rope --modes gs,sor
+expect_refusal "empty list item" '--modes takes' --scene rope --modes gs,,jacobi
+expect_refusal "iterations 0" '--iterations takes' --scene rope --iterations 0
+expect_refusal "iterations 1025" '--iterations takes' --scene rope --iterations 1..1025
+expect_refusal "backward range" '--iterations takes' --scene rope --iterations 8..2
+expect_refusal "substeps not a number" '--substeps takes' --scene rope --substeps four
+expect_refusal "steps 0" '--steps takes' --scene rope --steps 0
+expect_refusal "repeat 0" '--repeat takes' --scene rope --repeat 0
+expect_refusal "bad cloth size" "bad --size '40'.*COLUMNSxROWS" --scene cloth --size 40
+expect_refusal "bad rope size" "bad --size '0'" --scene rope --size 0
+expect_refusal "negative budget" '--budget takes' --scene rope --budget -0.1
+expect_refusal "stiffness above 1" '--stiffness takes' --scene rope --stiffness 1.5
+expect_refusal "compliance on the pile" 'the pile has no links' --scene pile --compliance 1e-3
+expect_refusal "stray argument" "unexpected argument 'rope'" --scene rope rope
+expect_refusal "output directory under a file" 'cannot create the output directory' \
+    --scene rope --out "$csv/sub"
+if [ -e "$tmp/never" ]; then
+    bad "a refused run created its output directory"
+fi
+if "$tune" --help | grep -q 'usage: sinew-tune'; then
+    ok "--help prints the usage and exits 0"
+else
+    bad "--help"
+fi
+
+total=$((passed + failed))
+echo "[==========] $total test(s) run."
+echo "[  PASSED  ] $passed test(s)."
+if [ "$failed" -ne 0 ]; then
+    echo "[  FAILED  ] $failed test(s)."
+    exit 1
+fi
