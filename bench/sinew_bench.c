@@ -4,6 +4,9 @@
 //               [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]
 //               [--steps N] [--repeat R] [--tethers]
 //
+//   sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm
+//               [--cap K] [--steps SOLVES] [--repeat R]
+//
 // softbody: K rings (--rings, default 100) of N particles (--n, default 24) falling into a box.
 // cloth-tear: a W x H cloth (tear ratio 1.5) whose bottom row is dragged down until it tears.
 //
@@ -26,6 +29,8 @@ typedef struct options {
     const char *mode;
     int iterations, substeps, steps, repeat;
     float omega;
+    const char *method, *start; // ik: solver method and start pose
+    int cap;                    // ik: max iterations per solve
 } options;
 
 static double now_seconds(void)
@@ -39,7 +44,9 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers]\n");
+               "                   [--steps N] [--repeat R] [--tethers]\n"
+               "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
+               "                   [--cap K] [--steps SOLVES] [--repeat R]\n");
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -300,10 +307,134 @@ static int run(const options *o, int iteration)
     return 0;
 }
 
+// ---- ik (issue 5) -----------------------------------------------------------------------------
+
+static int compare_ints(const void *a, const void *b)
+{
+    const int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int ik_method_of(const char *name)
+{
+    static const char *const names[] = {"relaxation", "fabrik", "ccd", "two-bone"};
+    static const sinew_ik_method methods[] = {SINEW_IK_RELAXATION, SINEW_IK_FABRIK, SINEW_IK_CCD, SINEW_IK_TWO_BONE};
+    for (int k = 0; k < 4; ++k) {
+        if (strcmp(name, names[k]) == 0) {
+            return (int)methods[k];
+        }
+    }
+    return -1;
+}
+
+// The standalone solver on a chain of n bones of 1 m, based at the origin along +x, tolerance
+// 1e-3 of the chain's length, at most o->cap iterations a solve, no limits, weights 1.
+// cold: every solve starts from the straight rest pose; targets uniform over the disc the chain
+//       reaches (area-uniform, radius up to the full length), drawn from a fixed seed.
+// warm: every solve starts from the previous solution; the target moves along a closed curve
+//       (radius 0.30 to 0.80 of the length), about 1% of the length per solve (60 Hz frames).
+// The targets are made before the clock starts; only the solves are timed.
+static int run_ik(const options *o, int iteration, int n_given, int steps_given)
+{
+    const int method = ik_method_of(o->method);
+    const int warm = strcmp(o->start, "warm") == 0;
+    const int n = n_given ? o->n : (method == SINEW_IK_TWO_BONE ? 2 : 10);
+    if (n > SINEW_IK_MAX_BONES || (method == SINEW_IK_TWO_BONE && n != 2)) {
+        fprintf(stderr, "sinew-bench: ik takes 1..%d bones (two-bone: exactly 2)\n", SINEW_IK_MAX_BONES);
+        return 2;
+    }
+    const int solves = steps_given ? o->steps : 20000;
+    float *angles = calloc((size_t)n, sizeof *angles), *lengths = malloc((size_t)n * sizeof *lengths);
+    sinew_vec2 *targets = malloc((size_t)solves * sizeof *targets);
+    int *used = malloc((size_t)solves * sizeof *used);
+    if (angles == NULL || lengths == NULL || targets == NULL || used == NULL) {
+        fprintf(stderr, "sinew-bench: out of memory\n");
+        free(angles);
+        free(lengths);
+        free(targets);
+        free(used);
+        return 1;
+    }
+    for (int k = 0; k < n; ++k) {
+        lengths[k] = 1.0f;
+    }
+    const double reach = (double)n;
+    uint64_t seed = 0x1234567u + (uint64_t)iteration;
+    for (int k = 0; k < solves; ++k) {
+        if (warm) {
+            const double ph = 2.0 * 3.14159265358979323846 * (double)k / 600.0;
+            targets[k] = sinew_vec2_make((float)(reach * (0.55 * cos(ph) + 0.25 * cos(3.0 * ph))),
+                                         (float)(reach * (0.55 * sin(ph) + 0.25 * sin(2.0 * ph))));
+        } else { // xorshift64*: two uniforms per target
+            double u[2];
+            for (int m = 0; m < 2; ++m) {
+                seed ^= seed >> 12;
+                seed ^= seed << 25;
+                seed ^= seed >> 27;
+                u[m] = (double)((seed * 0x2545f4914f6cdd1dull) >> 11) / 9007199254740992.0;
+            }
+            const double r = reach * sqrt(u[0]), a = 2.0 * 3.14159265358979323846 * u[1];
+            targets[k] = sinew_vec2_make((float)(r * cos(a)), (float)(r * sin(a)));
+        }
+    }
+    sinew_ik_chain chain = {n, angles, lengths, NULL, sinew_vec2_make(0.0f, 0.0f), 0.0f};
+    sinew_ik_def def = sinew_default_ik_def();
+    def.method = (sinew_ik_method)method;
+    def.max_iterations = o->cap;
+    def.tolerance = (float)(1e-3 * reach);
+    if (warm) { // start on the curve
+        sinew_ik_solve(&def, &chain, targets[0], NULL);
+    }
+    long iterations = 0;
+    int reached = 0, worst = 0;
+    double distance = 0.0;
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    const double t0 = now_seconds();
+    for (int k = 0; k < solves; ++k) {
+        if (!warm) {
+            memset(angles, 0, (size_t)n * sizeof *angles);
+        }
+        sinew_ik_result r;
+        if (sinew_ik_solve(&def, &chain, targets[k], &r) != SINEW_OK) {
+            fprintf(stderr, "sinew-bench: the solver refused the chain\n");
+            free(angles);
+            free(lengths);
+            free(targets);
+            free(used);
+            return 1;
+        }
+        iterations += r.iterations;
+        used[k] = r.iterations;
+        worst = r.iterations > worst ? r.iterations : worst;
+        reached += r.reached;
+        distance += r.distance;
+    }
+    const double elapsed = now_seconds() - t0;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    const double cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+    qsort(used, (size_t)solves, sizeof *used, compare_ints);
+    // us_per_solve is thread CPU time (a shared machine's other load does not count); wall time too.
+    printf("{\"scene\":\"ik\",\"bones\":%d,\"method\":\"%s\",\"start\":\"%s\",\"solves\":%d,\"cap\":%d,"
+           "\"tolerance\":%.4g,\"run\":%d,\"threads\":1,\"us_per_solve\":%.4f,\"wall_us_per_solve\":%.4f,"
+           "\"mean_iterations\":%.3f,\"median_iterations\":%d,\"p99_iterations\":%d,\"max_iterations\":%d,"
+           "\"reached_ratio\":%.5f,\"mean_distance\":%.4g}\n",
+           n, o->method, o->start, solves, o->cap, (double)def.tolerance, iteration, 1e6 * cpu / solves,
+           1e6 * elapsed / solves, (double)iterations / solves, used[solves / 2], used[(int)(0.99 * (solves - 1))], worst,
+           (double)reached / solves, distance / solves);
+    fflush(stdout);
+    free(angles);
+    free(lengths);
+    free(targets);
+    free(used);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
-    options o = {"rope", 1000, 100, 100, 100, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega};
+    options o = {"rope", 1000, 100, 100, 100, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
+                 "fabrik", "cold", 1000};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
@@ -342,6 +473,14 @@ int main(int argc, char **argv)
             steps_given = 1;
         } else if (strcmp(a, "--repeat") == 0) {
             ok = parse_int(v, 1, 1000, &o.repeat);
+        } else if (strcmp(a, "--method") == 0) {
+            o.method = v;
+            ok = ik_method_of(v) >= 0;
+        } else if (strcmp(a, "--start") == 0) {
+            o.start = v;
+            ok = strcmp(v, "cold") == 0 || strcmp(v, "warm") == 0;
+        } else if (strcmp(a, "--cap") == 0) {
+            ok = parse_int(v, 1, SINEW_IK_MAX_ITERATIONS, &o.cap);
         } else if (strcmp(a, "--omega") == 0) {
             char *end;
             o.omega = strtof(v, &end);
@@ -356,13 +495,13 @@ int main(int argc, char **argv)
         }
         ++k;
     }
-    const char *known[] = {"rope", "cloth", "pile", "softbody", "cloth-tear"};
+    const char *known[] = {"rope", "cloth", "pile", "softbody", "cloth-tear", "ik"};
     int found = 0;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k) {
         found |= strcmp(o.scene, known[k]) == 0;
     }
     if (!found) {
-        fprintf(stderr, "sinew-bench: unknown scene '%s' (known: rope, cloth, pile, softbody, cloth-tear)\n", o.scene);
+        fprintf(stderr, "sinew-bench: unknown scene '%s' (known: rope, cloth, pile, softbody, cloth-tear, ik)\n", o.scene);
         return 2;
     }
     if (strcmp(o.scene, "softbody") == 0 && !n_given) {
@@ -376,7 +515,7 @@ int main(int argc, char **argv)
         o.iterations = iterations_given ? o.iterations : 1;
     }
     for (int r = 0; r < o.repeat; ++r) {
-        if (run(&o, r) != 0) {
+        if (strcmp(o.scene, "ik") == 0 ? run_ik(&o, r, n_given, steps_given) != 0 : run(&o, r) != 0) {
             return 1;
         }
     }

@@ -12,13 +12,14 @@ int header_unit_particle(void);
 int header_unit_constraints(void);
 int header_unit_collide(void);
 int header_unit_scene(void);
+int header_unit_ik(void);
 
 static void each_header_compiles_alone(void **state)
 {
     (void)state;
     int units = header_unit_sinew() + header_unit_base() + header_unit_vec2() + header_unit_world() +
-                header_unit_particle() + header_unit_constraints() + header_unit_collide() + header_unit_scene();
-    assert_int_equal(units, 8);
+                header_unit_particle() + header_unit_constraints() + header_unit_collide() + header_unit_scene() + header_unit_ik();
+    assert_int_equal(units, 9);
 }
 
 static void every_status_has_its_own_message(void **state)

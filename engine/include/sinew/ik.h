@@ -12,7 +12,7 @@
 // ## Step by step
 //   float angles[3] = {0}, lengths[3] = {1, 1, 0.5f};
 //   sinew_ik_chain chain = {3, angles, lengths, NULL, sinew_vec2_make(0, 0), 0.0f};
-//   sinew_ik_def def = sinew_default_ik_def();            // FABRIK, 64 iterations, 1 mm
+//   sinew_ik_def def = sinew_default_ik_def();            // FABRIK, 100 iterations, 1 mm
 //   sinew_ik_result r;
 //   sinew_ik_solve(&def, &chain, sinew_vec2_make(1.2f, 1.0f), &r);  // angles now reach the target
 //   sinew_ik_chain_points(&chain, points);                 // joint positions, for drawing
@@ -23,7 +23,9 @@
 // - SINEW_IK_RELAXATION: Juckett's constraint relaxation over joint positions (what the world's
 //   solver does to an IK arm); uses the weights. Robust, slowest to converge.
 // - SINEW_IK_FABRIK: forward and backward reaching (Aristidou and Lasenby 2011); fewest
-//   iterations, cheapest per iteration; ignores the weights.
+//   iterations, cheapest per iteration; ignores the weights. With limits, an iteration that
+//   gains less than 10% adds one CCD sweep (the two passes alone can lock: joints near the end at
+//   their limits, joints near the base left straight).
 // - SINEW_IK_CCD: cyclic coordinate descent, end joint to base, each rotation scaled by the
 //   joint's weight; favours the joints near the end.
 // - SINEW_IK_TWO_BONE: the closed-form answer for exactly two bones, on the side set by `bend`.
@@ -35,11 +37,17 @@
 // outside the limits is first clamped into them. Unlike sinew_angle_def, min > max is an error
 // here, not a range through pi.
 //
+// ## Straight start poses
+// A straight chain is the singular pose of every method: it bends toward a target near its own
+// line only slowly. Without `def.limits`, when every joint but the first is within 1e-3 rad of
+// straight, the solver first bends them by 0.1 rad toward `bend` (+1 when 0).
+//
 // ## Unreachable targets
-// When the target is at least the chain's length (minus the tolerance) from the base and the
-// straight pose is inside the limits, every method returns the chain pointing straight at the
-// target, computed directly (no iteration, independent of the start pose): a target sitting just
-// out of reach gives the same pose frame after frame, no jitter.
+// When the start pose is not within tolerance, the target is at least the chain's length minus
+// the tolerance from the base and the straight pose is inside the limits, every iterative method
+// returns the chain pointing straight at the target, computed directly (no iteration, independent
+// of the start pose): a target sitting just out of reach gives the same pose frame after frame,
+// no jitter. TWO_BONE does the same by its closed form.
 //
 // ## Error reporting
 // sinew_ik_solve returns a sinew_status; on anything but SINEW_OK the chain is unchanged.
@@ -106,7 +114,7 @@ typedef void sinew_ik_iteration_fn(void *user_data, int iteration, const sinew_v
 /// Solver settings. Get one from sinew_default_ik_def().
 typedef struct sinew_ik_def {
     sinew_ik_method method;         ///< default SINEW_IK_FABRIK
-    int max_iterations;             ///< 1..SINEW_IK_MAX_ITERATIONS; default 64 (TWO_BONE: unused)
+    int max_iterations;             ///< 1..SINEW_IK_MAX_ITERATIONS; default 100 (TWO_BONE: unused)
     float tolerance;                ///< metres >= 0: stop once the end effector is this close to the
                                     ///< target; default 1e-3
     const sinew_ik_limit *limits;   ///< NULL (default): no limits; else `count` entries, [k] for
@@ -190,6 +198,9 @@ typedef struct sinew_ik_arm {
     sinew_particle_id *particles; ///< bones + 1 entries: [0] the root, [k] joint k, [bones] the hand
     sinew_distance_id *bones;     ///< `bones` entries: bone k joins particles k and k + 1
     sinew_angle_id *limits;       ///< `bones` entries when the def has limits: [k] limits bone k's local angle
+    sinew_ik_limit *limit_values; ///< `bones` entries when the def has limits: the builder copies them
+                                  ///< here, sinew_ik_arm_drive reads them (keep them in step with the
+                                  ///< angle constraints if you change those with sinew_angle_set_limits)
     sinew_particle_id anchor;     ///< with limits: the pinned, immovable particle behind the root; else null
     sinew_pin_id anchor_pin;      ///< the anchor's pin, or null
     sinew_pin_id root_pin;        ///< kinematic pin of the root: move its target to move the arm
@@ -215,7 +226,7 @@ SINEW_API sinew_status sinew_ik_arm_create(sinew_world *world, const sinew_ik_ar
 /// its hand pin's target and puts its particles there. Call it before each sinew_world_step to
 /// drive the arm. The start pose is read from the particles; bone lengths from the distance
 /// constraints; the base direction from anchor -> root (else arm->base_angle); the limits from
-/// def->limits, or when that is NULL from the arm's angle constraints. The joints and the hand
+/// def->limits, or when that is NULL from arm->limit_values (NULL: none). The joints and the hand
 /// become kinematic (weight 0) and the hand's pin is switched off (stiffness 0), so the world's
 /// solver leaves the arm alone while what hangs from it still swings; sinew_ik_arm_release hands
 /// the arm back to the world. `out` may be NULL.

@@ -39,6 +39,7 @@
 #include "constraints.h"
 #include "collide.h"
 #include "scene.h"
+#include "ik.h"
 
 /// Library version.
 #define SINEW_VERSION_MAJOR 0
