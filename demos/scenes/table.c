@@ -1,0 +1,15 @@
+// The scene table: one entry per demo, in the order of their number keys.
+#include "../scene.h"
+
+extern const demo_def demo_rope, demo_cloth, demo_pile, demo_softbody, demo_ik, demo_solvers;
+
+const demo_def *const demo_table[] = {
+    &demo_rope,
+    &demo_cloth,
+    &demo_pile,
+    &demo_softbody,
+    &demo_ik,
+    &demo_solvers,
+};
+
+const int demo_count = (int)(sizeof demo_table / sizeof demo_table[0]);
