@@ -13,19 +13,6 @@ static const double PI = 3.14159265358979323846;
 
 static const char *const mode_names[] = {"Gauss-Seidel", "Jacobi"};
 
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *rng, double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(next_random(rng) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 // A zero-gravity world with the given solver settings.
 static sinew_world *angle_world(sinew_solver_mode mode, int substeps, int iterations)
 {

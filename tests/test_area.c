@@ -257,19 +257,6 @@ static void a_free_soft_body_keeps_its_momentum(void **state)
     }
 }
 
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *rng, double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(next_random(rng) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 // A random star-shaped ring of n points (either winding) around a random centre.
 static void random_ring(uint64_t *rng, int n, double (*p)[2])
 {

@@ -96,21 +96,6 @@ static float speed_of(const sinew_world *w, sinew_particle_id id)
     return sinew_vec2_length(v);
 }
 
-// splitmix64, so the random scenes do not depend on the C library's rand().
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float uniform(uint64_t *state, float lo, float hi)
-{
-    const float u = (float)(next_random(state) >> 40) * (1.0f / 16777216.0f);
-    return lo + u * (hi - lo);
-}
-
 // Largest overlap r_i + r_j - |x_i - x_j| over all pairs (0 when none overlap), by brute force.
 static float max_pair_overlap(const sinew_world *w)
 {

@@ -16,18 +16,6 @@ static const float dt = 1.0f / 60.0f;
 
 // ---- helpers ----------------------------------------------------------------------------------
 
-// A small deterministic generator (splitmix64), uniform in [0, 1).
-static double rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return (double)(z >> 11) / 9007199254740992.0;
-}
-
-static double uniform(uint64_t *s, double lo, double hi) { return lo + (hi - lo) * rnd(s); }
-
 // End effector of a chain, in double, from its float angles.
 static void end_of(const sinew_ik_chain *c, double *ex, double *ey)
 {
@@ -73,7 +61,7 @@ static sinew_vec2 reachable_target(uint64_t *s, const sinew_ik_chain *c, const s
 // A target uniform over the disc of radius `fraction` of the reach around the base.
 static sinew_vec2 disc_target(uint64_t *s, const sinew_ik_chain *c, double fraction)
 {
-    const double r = fraction * chain_length(c->lengths, c->count) * sqrt(rnd(s)), a = uniform(s, -PI, PI);
+    const double r = fraction * chain_length(c->lengths, c->count) * sqrt(uniform(s, 0.0, 1.0)), a = uniform(s, -PI, PI);
     return sinew_vec2_make((float)(c->base.x + r * cos(a)), (float)(c->base.y + r * sin(a)));
 }
 
@@ -163,7 +151,7 @@ static void local_and_world_conversions_round_trip(void **state)
     (void)state;
     uint64_t s = 11;
     for (int trial = 0; trial < 500; ++trial) {
-        const int n = 1 + (int)(rnd(&s) * 12.0);
+        const int n = 1 + (int)(uniform(&s, 0.0, 1.0) * 12.0);
         float angles[12], lengths[12], back[12];
         for (int k = 0; k < n; ++k) {
             angles[k] = (float)uniform(&s, -PI, PI);
@@ -217,7 +205,7 @@ static void two_bones_match_the_closed_form(void **state)
         const sinew_vec2 target = sinew_vec2_make((float)(base.x + d * cos(a)), (float)(base.y + d * sin(a)));
         sinew_ik_def def = sinew_default_ik_def();
         def.method = SINEW_IK_TWO_BONE;
-        def.bend = rnd(&s) < 0.5 ? -1 : 1;
+        def.bend = uniform(&s, 0.0, 1.0) < 0.5 ? -1 : 1;
         sinew_ik_result r;
         assert_int_equal(sinew_ik_solve(&def, &c, target, &r), SINEW_OK);
         assert_int_equal(r.iterations, 0);
@@ -539,7 +527,7 @@ static void relaxation_matches_juckett_step_by_step(void **state)
     recorder *rec = malloc(sizeof *rec);
     assert_non_null(rec);
     for (int trial = 0; trial < 200; ++trial) {
-        const int n = 1 + (int)(rnd(&s) * 12.0);
+        const int n = 1 + (int)(uniform(&s, 0.0, 1.0) * 12.0);
         float angles[16], lengths[16], weights[16];
         juckett j = {.n = n};
         for (int k = 0; k < n; ++k) {
@@ -561,7 +549,7 @@ static void relaxation_matches_juckett_step_by_step(void **state)
             j.x[k + 1] = j.x[k] + j.len[k] * cos(t);
             j.y[k + 1] = j.y[k] + j.len[k] * sin(t);
         }
-        const int iterations = 1 + (int)(rnd(&s) * 40.0);
+        const int iterations = 1 + (int)(uniform(&s, 0.0, 1.0) * 40.0);
         memset(rec, 0, sizeof *rec);
         rec->n = n;
         sinew_ik_def def = sinew_default_ik_def();

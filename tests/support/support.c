@@ -43,6 +43,19 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
     return h;
 }
 
+uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+double uniform(uint64_t *state, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 uint64_t hash_positions(const sinew_world *world)
 {
     sinew_particle_view v = sinew_world_particles(world);

@@ -23,6 +23,12 @@ sinew_allocator counting_allocator_make(counting_allocator *c);
 // FNV-1a hash of the bytes of every particle's position and previous position.
 uint64_t hash_positions(const sinew_world *world);
 
+// splitmix64: the next 64 random bits from `state`, so random scenes do not depend on rand().
+uint64_t next_random(uint64_t *state);
+
+// A number drawn uniformly from [lo, hi) with 53 random bits, advancing `state`.
+double uniform(uint64_t *state, double lo, double hi);
+
 // A world with default settings and the given solver mode; asserts on failure.
 sinew_world *make_world(sinew_solver_mode mode);
 
