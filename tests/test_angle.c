@@ -26,18 +26,6 @@ static sinew_world *angle_world(sinew_solver_mode mode, int substeps, int iterat
     return w;
 }
 
-// A particle that does not collide (these tests are about the angle alone).
-static sinew_particle_id free_particle(sinew_world *w, double x, double y, double weight)
-{
-    sinew_particle_def p = sinew_default_particle_def();
-    p.position = sinew_vec2_make((float)x, (float)y);
-    p.weight = (float)weight;
-    p.flags = 0;
-    sinew_particle_id id;
-    assert_int_equal(sinew_particle_create(w, &p, &id), SINEW_OK);
-    return id;
-}
-
 static sinew_angle_id make_angle(sinew_world *w, sinew_particle_id a, sinew_particle_id b, sinew_particle_id c,
                                  float min, float max)
 {
@@ -144,7 +132,7 @@ static void random_joints_end_inside_their_range(void **state)
             random_joint(&rng, p);
             sinew_particle_id ids[3];
             for (int k = 0; k < 3; ++k) {
-                ids[k] = free_particle(w, p[k][0], p[k][1], uniform(&rng, 0.3, 2.0));
+                ids[k] = make_free_particle(w, p[k][0], p[k][1], uniform(&rng, 0.3, 2.0));
             }
             float min, max;
             random_range(&rng, &min, &max);
@@ -180,8 +168,8 @@ static void bending_is_held_straight_by_a_zero_width_range(void **state)
     for (int mode = 0; mode < 2; ++mode) {
         for (size_t k = 0; k < sizeof bends / sizeof bends[0]; ++k) {
             sinew_world *w = angle_world((sinew_solver_mode)mode, 4, 8);
-            sinew_particle_id a = free_particle(w, -1, 0, 1), b = free_particle(w, 0, 0, 1),
-                              c = free_particle(w, cos(bends[k]), sin(bends[k]), 1);
+            sinew_particle_id a = make_free_particle(w, -1, 0, 1), b = make_free_particle(w, 0, 0, 1),
+                              c = make_free_particle(w, cos(bends[k]), sin(bends[k]), 1);
             sinew_angle_id id = make_angle(w, a, b, c, 0.0f, 0.0f);
             for (int s = 0; s < 10; ++s) {
                 assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
@@ -209,7 +197,7 @@ static void inside_the_range_nothing_moves(void **state)
             sinew_world *w = angle_world((sinew_solver_mode)mode, 4, 8);
             sinew_particle_id ids[3];
             for (int k = 0; k < 3; ++k) {
-                ids[k] = free_particle(w, p[k][0], p[k][1], 1.0);
+                ids[k] = make_free_particle(w, p[k][0], p[k][1], 1.0);
             }
             const double theta = turn_of(position_of(w, ids[0]), position_of(w, ids[1]), position_of(w, ids[2]));
             // A range around the current angle: ordinary, or through pi when it is near +-pi.
@@ -234,9 +222,9 @@ static void inside_the_range_nothing_moves(void **state)
         sinew_particle_id ids[2][3];
         for (int k = 0; k < 2; ++k) {
             w[k] = angle_world((sinew_solver_mode)mode, 4, 8);
-            ids[k][0] = free_particle(w[k], -1, 0.2, 1);
-            ids[k][1] = free_particle(w[k], 0, 0, 0.5);
-            ids[k][2] = free_particle(w[k], 1, 0.3, 2);
+            ids[k][0] = make_free_particle(w[k], -1, 0.2, 1);
+            ids[k][1] = make_free_particle(w[k], 0, 0, 0.5);
+            ids[k][2] = make_free_particle(w[k], 1, 0.3, 2);
             assert_int_equal(sinew_particle_set_velocity(w[k], ids[k][2], sinew_vec2_make(-0.2f, 0.5f)), SINEW_OK);
             assert_int_equal(sinew_particle_set_velocity(w[k], ids[k][0], sinew_vec2_make(0.1f, -0.1f)), SINEW_OK);
         }
@@ -272,7 +260,7 @@ static void immovable_particles_never_move(void **state)
                 sinew_world *w = angle_world((sinew_solver_mode)mode, 4, 8);
                 sinew_particle_id ids[3];
                 for (int k = 0; k < 3; ++k) {
-                    ids[k] = free_particle(w, p[k][0], p[k][1], fixed_sets[f][k] ? 0.0 : uniform(&rng, 0.5, 2.0));
+                    ids[k] = make_free_particle(w, p[k][0], p[k][1], fixed_sets[f][k] ? 0.0 : uniform(&rng, 0.5, 2.0));
                 }
                 float min, max;
                 random_range(&rng, &min, &max);
@@ -327,8 +315,8 @@ static void a_joint_between_two_immovable_ends_stays_near(void **state)
     bool all_good = true;
     for (size_t k = 0; k < sizeof starts / sizeof starts[0]; ++k) {
         sinew_world *w = angle_world(SINEW_SOLVER_GAUSS_SEIDEL, 4, 8);
-        sinew_particle_id a = free_particle(w, 0, 0, 0), b = free_particle(w, starts[k][0], starts[k][1], 1),
-                          c = free_particle(w, 2, 0, 0);
+        sinew_particle_id a = make_free_particle(w, 0, 0, 0), b = make_free_particle(w, starts[k][0], starts[k][1], 1),
+                          c = make_free_particle(w, 2, 0, 0);
         sinew_angle_id id = make_angle(w, a, b, c, 0.0f, 0.0f);
         const float before = angle_of(w, id);
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
@@ -350,7 +338,7 @@ static void the_angle_is_the_signed_turn_from_ab_to_bc(void **state)
     (void)state;
     // a = (0, 0), b = (1, 0): the first arm points along +x. c sets the turn.
     sinew_world *w = angle_world(SINEW_SOLVER_GAUSS_SEIDEL, 4, 8);
-    sinew_particle_id a = free_particle(w, 0, 0, 1), b = free_particle(w, 1, 0, 1);
+    sinew_particle_id a = make_free_particle(w, 0, 0, 1), b = make_free_particle(w, 1, 0, 1);
     const struct {
         double cx, cy, turn;
     } cases[] = {
@@ -364,14 +352,14 @@ static void the_angle_is_the_signed_turn_from_ab_to_bc(void **state)
         {0, -1e-3, -PI + 1e-3} // ... from the right
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-        sinew_particle_id c = free_particle(w, cases[k].cx, cases[k].cy, 1);
+        sinew_particle_id c = make_free_particle(w, cases[k].cx, cases[k].cy, 1);
         sinew_angle_id id = make_angle(w, a, b, c, -3.0f, 3.0f);
         // atan2f of exact or near-exact arguments: within a few float ulps of the true turn.
         assert_near(angle_of(w, id), cases[k].turn, 1e-6);
         assert_int_equal(sinew_particle_destroy(w, c), SINEW_OK); // takes the constraint along
     }
     // The order of a and c matters: the reversed joint turns the other way.
-    sinew_particle_id c = free_particle(w, 1, 1, 1);
+    sinew_particle_id c = make_free_particle(w, 1, 1, 1);
     sinew_angle_id fwd = make_angle(w, a, b, c, -3.0f, 3.0f), back = make_angle(w, c, b, a, -3.0f, 3.0f);
     assert_near(angle_of(w, fwd), PI / 2, 1e-6);
     assert_near(angle_of(w, back), -PI / 2, 1e-6);
@@ -381,9 +369,9 @@ static void the_angle_is_the_signed_turn_from_ab_to_bc(void **state)
     // turns left (c ends above the line through a and b, which runs along +x).
     for (int mode = 0; mode < 2; ++mode) {
         w = angle_world((sinew_solver_mode)mode, 4, 8);
-        a = free_particle(w, 0, 0, 1);
-        b = free_particle(w, 1, 0, 1);
-        c = free_particle(w, 2, 0, 1);
+        a = make_free_particle(w, 0, 0, 1);
+        b = make_free_particle(w, 1, 0, 1);
+        c = make_free_particle(w, 2, 0, 1);
         sinew_angle_id id = make_angle(w, a, b, c, 0.5f, 1.0f);
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
         const sinew_vec2 pa = position_of(w, a), pb = position_of(w, b), pc = position_of(w, c);
@@ -404,7 +392,7 @@ static void a_folded_joint_reports_plus_pi(void **state)
     // the documented range.) A fix: add 0.0f to the cross product (turns -0 into +0), or map
     // -pi to pi.
     sinew_world *w = angle_world(SINEW_SOLVER_GAUSS_SEIDEL, 4, 8);
-    sinew_particle_id a = free_particle(w, 1, 0, 1), b = free_particle(w, 0, 0, 1), c = free_particle(w, 1, 0, 1);
+    sinew_particle_id a = make_free_particle(w, 1, 0, 1), b = make_free_particle(w, 0, 0, 1), c = make_free_particle(w, 1, 0, 1);
     sinew_angle_id id = make_angle(w, a, b, c, -1.0f, 1.0f);
     const float theta = angle_of(w, id);
     print_message("folded joint: get_angle %.9g\n", (double)theta);
@@ -431,7 +419,7 @@ static void one_projection_keeps_momentum(void **state)
             sinew_particle_id ids[3];
             for (int k = 0; k < 3; ++k) {
                 wt[k] = (float)uniform(&rng, 0.25, 2.0);
-                ids[k] = free_particle(w, p[k][0], p[k][1], wt[k]);
+                ids[k] = make_free_particle(w, p[k][0], p[k][1], wt[k]);
             }
             float min, max;
             random_range(&rng, &min, &max);
@@ -486,7 +474,7 @@ static void chains_of_joints_converge_in_both_modes(void **state)
             double x = 0.0, y = 0.0, heading = uniform(&rng, -PI, PI);
             for (int k = 0; k < 6; ++k) {
                 const bool fixed = k == 0 && trial % 4 == 0;
-                ids[k] = free_particle(w, x, y, fixed ? 0.0 : uniform(&rng, 0.5, 2.0));
+                ids[k] = make_free_particle(w, x, y, fixed ? 0.0 : uniform(&rng, 0.5, 2.0));
                 heading += uniform(&rng, -2.5, 2.5);
                 const double len = uniform(&rng, 0.4, 1.2);
                 x += len * cos(heading);
@@ -553,8 +541,8 @@ static void bad_angle_defs_are_refused_and_create_nothing(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         sinew_world *w = angle_world(SINEW_SOLVER_GAUSS_SEIDEL, 4, 8);
-        sinew_particle_id p[3] = {free_particle(w, 0, 0, 1), free_particle(w, 1, 0, 1), free_particle(w, 1, 1, 1)};
-        sinew_particle_id dead = free_particle(w, 3, 3, 1);
+        sinew_particle_id p[3] = {make_free_particle(w, 0, 0, 1), make_free_particle(w, 1, 0, 1), make_free_particle(w, 1, 1, 1)};
+        sinew_particle_id dead = make_free_particle(w, 3, 3, 1);
         assert_int_equal(sinew_particle_destroy(w, dead), SINEW_OK);
         const int which[3] = {cases[k].a, cases[k].b, cases[k].c};
         sinew_particle_id pick[3];
@@ -584,7 +572,7 @@ static void bad_angle_defs_are_refused_and_create_nothing(void **state)
     }
 
     sinew_world *w = angle_world(SINEW_SOLVER_GAUSS_SEIDEL, 4, 8);
-    sinew_particle_id p[3] = {free_particle(w, 0, 0, 1), free_particle(w, 1, 0, 1), free_particle(w, 1, 1, 1)};
+    sinew_particle_id p[3] = {make_free_particle(w, 0, 0, 1), make_free_particle(w, 1, 0, 1), make_free_particle(w, 1, 1, 1)};
     sinew_angle_def d = sinew_default_angle_def();
     // The header's defaults: held straight, stiffness 1, compliance 0.
     assert_true(d.min == 0.0f && d.max == 0.0f && d.stiffness == 1.0f && d.compliance == 0.0f);
@@ -608,9 +596,9 @@ static void bad_angle_defs_are_refused_and_create_nothing(void **state)
     sinew_world_def def = sinew_default_world_def();
     def.max_constraints = 1;
     assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
-    p[0] = free_particle(w, 0, 0, 1);
-    p[1] = free_particle(w, 1, 0, 1);
-    p[2] = free_particle(w, 1, 1, 1);
+    p[0] = make_free_particle(w, 0, 0, 1);
+    p[1] = make_free_particle(w, 1, 0, 1);
+    p[2] = make_free_particle(w, 1, 1, 1);
     make_angle(w, p[0], p[1], p[2], -1.0f, 1.0f);
     out = (sinew_angle_id){77u, 77u};
     d.a = p[0];
@@ -626,9 +614,9 @@ static void bad_angle_defs_are_refused_and_create_nothing(void **state)
         def.allocator = counting_allocator_make(&c);
         def.constraint_capacity = 0;
         assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
-        p[0] = free_particle(w, 0, 0, 1);
-        p[1] = free_particle(w, 1, 0, 1);
-        p[2] = free_particle(w, 1, 1, 1);
+        p[0] = make_free_particle(w, 0, 0, 1);
+        p[1] = make_free_particle(w, 1, 0, 1);
+        p[2] = make_free_particle(w, 1, 1, 1);
         d.a = p[0];
         d.b = p[1];
         d.c = p[2];
@@ -661,7 +649,7 @@ static void set_limits_changes_the_range_and_refuses_bad_limits(void **state)
     (void)state;
     for (int mode = 0; mode < 2; ++mode) {
         sinew_world *w = angle_world((sinew_solver_mode)mode, 4, 8);
-        sinew_particle_id a = free_particle(w, 0, 0, 1), b = free_particle(w, 1, 0, 1), c = free_particle(w, 2, 0.5, 1);
+        sinew_particle_id a = make_free_particle(w, 0, 0, 1), b = make_free_particle(w, 1, 0, 1), c = make_free_particle(w, 2, 0.5, 1);
         sinew_angle_id id = make_angle(w, a, b, c, -1.0f, 1.0f); // the turn, ~0.46, is inside
         const sinew_angle_id null_id = SINEW_NULL_ID, forged = {id.index1, id.generation + 1u};
         assert_int_equal(sinew_angle_set_limits(NULL, id, 0, 0), SINEW_ERR_NULL_ARGUMENT);
@@ -722,9 +710,9 @@ static void destroying_a_particle_destroys_its_angles(void **state)
         sinew_world *w = angle_world(SINEW_SOLVER_GAUSS_SEIDEL, 4, 8);
         sinew_particle_id p[5];
         for (int i = 0; i < 5; ++i) {
-            p[i] = free_particle(w, i, 0.3 * (i % 2), 1);
+            p[i] = make_free_particle(w, i, 0.3 * (i % 2), 1);
         }
-        sinew_particle_id q[3] = {free_particle(w, 10, 0, 1), free_particle(w, 11, 0, 1), free_particle(w, 11, 1, 1)};
+        sinew_particle_id q[3] = {make_free_particle(w, 10, 0, 1), make_free_particle(w, 11, 0, 1), make_free_particle(w, 11, 1, 1)};
         sinew_angle_id j1 = make_angle(w, p[0], p[1], p[2], -3, 3), j2 = make_angle(w, p[2], p[3], p[4], -3, 3);
         sinew_angle_id j3 = make_angle(w, q[0], q[1], q[2], -3, 3);
         const float t1 = angle_of(w, j1), t2 = angle_of(w, j2), t3 = angle_of(w, j3);

@@ -44,10 +44,7 @@ static void make_ring(sinew_world *w, int n, double cx, double cy, double r, boo
 {
     for (int k = 0; k < n; ++k) {
         const double t = 2.0 * 3.14159265358979323846 * k / n * (clockwise ? -1.0 : 1.0);
-        sinew_particle_def p = sinew_default_particle_def();
-        p.position = sinew_vec2_make((float)(cx + r * cos(t)), (float)(cy + r * sin(t)));
-        p.flags = 0;
-        assert_int_equal(sinew_particle_create(w, &p, &ids[k]), SINEW_OK);
+        ids[k] = make_free_particle(w, (float)(cx + r * cos(t)), (float)(cy + r * sin(t)), 1.0f);
     }
 }
 
@@ -294,13 +291,8 @@ static void one_projection_keeps_momentum(void **state)
             random_ring(&rng, n, p);
             sinew_particle_id ids[16];
             for (int k = 0; k < n; ++k) {
-                wt[k] = uniform(&rng, 0.25, 2.0);
-                sinew_particle_def pd = sinew_default_particle_def();
-                pd.position = sinew_vec2_make((float)p[k][0], (float)p[k][1]);
-                pd.weight = (float)wt[k];
-                pd.flags = 0;
-                assert_int_equal(sinew_particle_create(w, &pd, &ids[k]), SINEW_OK);
-                wt[k] = pd.weight; // as held
+                wt[k] = (float)uniform(&rng, 0.25, 2.0); // as held
+                ids[k] = make_free_particle(w, (float)p[k][0], (float)p[k][1], (float)wt[k]);
             }
             sinew_area_def ad = sinew_default_area_def();
             ad.particles = ids;
@@ -635,11 +627,7 @@ static void one_projection_matches_the_formula(void **state)
             assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
             sinew_particle_id ids[4];
             for (int k = 0; k < 4; ++k) {
-                sinew_particle_def p = sinew_default_particle_def();
-                p.position = sinew_vec2_make((float)cases[c].p[k][0], (float)cases[c].p[k][1]);
-                p.weight = (float)cases[c].w[k];
-                p.flags = 0;
-                assert_int_equal(sinew_particle_create(w, &p, &ids[k]), SINEW_OK);
+                ids[k] = make_free_particle(w, (float)cases[c].p[k][0], (float)cases[c].p[k][1], (float)cases[c].w[k]);
             }
             make_area(w, ids, 4, (float)cases[c].rest, (float)cases[c].pressure);
             double from[4][2], expect[4][2], area = 0.0;

@@ -88,6 +88,17 @@ sinew_particle_id make_particle(sinew_world *world, float x, float y, float weig
     return id;
 }
 
+sinew_particle_id make_free_particle(sinew_world *world, float x, float y, float weight)
+{
+    sinew_particle_def p = sinew_default_particle_def();
+    p.position = sinew_vec2_make(x, y);
+    p.weight = weight;
+    p.flags = 0;
+    sinew_particle_id id;
+    assert_int_equal(sinew_particle_create(world, &p, &id), SINEW_OK);
+    return id;
+}
+
 sinew_distance_id make_link(sinew_world *world, sinew_particle_id a, sinew_particle_id b)
 {
     sinew_distance_def d = sinew_default_distance_def();

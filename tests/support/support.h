@@ -35,6 +35,9 @@ sinew_world *make_world(sinew_solver_mode mode);
 // Creates a particle at (x, y) with the given weight; asserts on failure.
 sinew_particle_id make_particle(sinew_world *world, float x, float y, float weight);
 
+// Creates a particle at (x, y) with the given weight and collisions off; asserts on failure.
+sinew_particle_id make_free_particle(sinew_world *world, float x, float y, float weight);
+
 // Links two particles at their current distance; asserts on failure.
 sinew_distance_id make_link(sinew_world *world, sinew_particle_id a, sinew_particle_id b);
 
