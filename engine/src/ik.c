@@ -71,6 +71,17 @@ static double clampd(double v, double lo, double hi) { return v < lo ? lo : (v >
 
 static double weight_of(const ik_work *w, int k) { return w->weights != NULL ? (double)w->weights[k] : 1.0; }
 
+// Sets (ux, uy) to the unit vector along (dx, dy); leaves it as it is when (dx, dy) is zero.
+static void unit_or_keep(double dx, double dy, double *ux, double *uy)
+{
+    const double d = sqrt(dx * dx + dy * dy);
+    if (d > 0.0) {
+        const double inv = 1.0 / d;
+        *ux = dx * inv;
+        *uy = dy * inv;
+    }
+}
+
 // Projects the unit direction (*vx, *vy) of bone k into its limits, given the unit direction
 // (ux, uy) of its parent. Returns true when it moved.
 static bool limit_dir(const ik_limit *l, double ux, double uy, double *vx, double *vy)
@@ -137,13 +148,7 @@ static double rigid_end_distance(const ik_work *w)
 {
     double ex = w->bx, ey = w->by, ux = w->bcx, uy = w->bcy;
     for (int k = 0; k < w->n; ++k) {
-        const double vx = w->x[k + 1] - w->x[k], vy = w->y[k + 1] - w->y[k];
-        const double d = sqrt(vx * vx + vy * vy);
-        if (d > 0.0) {
-            const double inv = 1.0 / d;
-            ux = vx * inv;
-            uy = vy * inv;
-        }
+        unit_or_keep(w->x[k + 1] - w->x[k], w->y[k + 1] - w->y[k], &ux, &uy);
         ex += w->len[k] * ux;
         ey += w->len[k] * uy;
     }
@@ -344,14 +349,8 @@ static void fabrik_iteration_limited(ik_work *w)
     x[n] = w->tx;
     y[n] = w->ty;
     for (int k = n - 1; k >= 0; --k) {
-        const double dx = x[k + 1] - x[k], dy = y[k + 1] - y[k]; // bone k, base to end
-        const double d = sqrt(dx * dx + dy * dy);
         double vx = px, vy = py;
-        if (d > 0.0) {
-            const double inv = 1.0 / d;
-            vx = dx * inv;
-            vy = dy * inv;
-        }
+        unit_or_keep(x[k + 1] - x[k], y[k + 1] - y[k], &vx, &vy); // bone k, base to end
         if (k + 1 < n) {
             limit_dir_reverse(&w->lim[k + 1], px, py, &vx, &vy);
         }
@@ -364,14 +363,8 @@ static void fabrik_iteration_limited(ik_work *w)
     x[0] = w->bx;
     y[0] = w->by;
     for (int k = 0; k < n; ++k) {
-        const double dx = x[k + 1] - x[k], dy = y[k + 1] - y[k];
-        const double d = sqrt(dx * dx + dy * dy);
         double vx = ux, vy = uy;
-        if (d > 0.0) {
-            const double inv = 1.0 / d;
-            vx = dx * inv;
-            vy = dy * inv;
-        }
+        unit_or_keep(x[k + 1] - x[k], y[k + 1] - y[k], &vx, &vy);
         limit_dir(&w->lim[k], ux, uy, &vx, &vy);
         x[k + 1] = x[k] + len[k] * vx;
         y[k + 1] = y[k] + len[k] * vy;
