@@ -138,6 +138,10 @@ extern demo_options demo_opts;
 /// Prints "sinew-demos: what: status (last error)" on stderr when s != SINEW_OK; returns s == SINEW_OK.
 bool demo_check(sinew_status s, const sinew_world *world, const char *what);
 
+/// Creates a world from `def` into the scene's next slot (worlds[world_count++]); NULL, with the
+/// reason on stderr, when it fails or the scene already holds DEMO_MAX_WORLDS.
+sinew_world *demo_add_world(demo_scene *scene, const sinew_world_def *def);
+
 /// The movable particle nearest `point` within `radius`, or the null id (sinew_world_query_nearest,
 /// falling back to sinew_world_query_circle when the nearest one is immovable).
 sinew_particle_id demo_pick(const sinew_world *world, sinew_vec2 point, float radius);

@@ -40,15 +40,14 @@ static demo_scene *cloth_create(void)
     s->drag.stiffness = 0.2f;
     s->drag.compliance = 0.0f;
     const float width = SPACING * (COLUMNS - 1);
-    s->base.world_count = 1;
     s->base.view_min = sinew_vec2_make(-0.5f * width - 1.0f, -4.6f);
     s->base.view_max = sinew_vec2_make(0.5f * width + 1.0f, 7.6f);
     sinew_world_def wd = sinew_default_world_def();
-    if (!demo_check(sinew_world_create(&wd, &s->base.worlds[0]), NULL, "sinew_world_create")) {
+    sinew_world *w = demo_add_world(&s->base, &wd);
+    if (w == NULL) {
         free(s);
         return NULL;
     }
-    sinew_world *w = s->base.worlds[0];
     sinew_cloth_def def = sinew_default_cloth_def();
     def.columns = COLUMNS;
     def.rows = ROWS;

@@ -29,6 +29,20 @@ bool demo_check(sinew_status s, const sinew_world *world, const char *what)
     return false;
 }
 
+sinew_world *demo_add_world(demo_scene *scene, const sinew_world_def *def)
+{
+    if (scene->world_count >= DEMO_MAX_WORLDS) {
+        fprintf(stderr, "sinew-demos: a scene holds at most %d worlds\n", DEMO_MAX_WORLDS);
+        return NULL;
+    }
+    sinew_world *w = NULL;
+    if (!demo_check(sinew_world_create(def, &w), NULL, "sinew_world_create")) {
+        return NULL;
+    }
+    scene->worlds[scene->world_count++] = w;
+    return w;
+}
+
 sinew_vec2 demo_particle_at(const sinew_world *world, int i)
 {
     sinew_particle_view v = sinew_world_particles(world);

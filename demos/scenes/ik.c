@@ -61,17 +61,16 @@ static demo_scene *ik_create(void)
     }
     demo_drag_init(&s->drag);
     s->method = SINEW_IK_RELAXATION;
-    s->base.world_count = 1;
     s->base.view_min = sinew_vec2_make(-8.5f, -4.5f);
     s->base.view_max = sinew_vec2_make(8.5f, 4.8f);
     sinew_world_def wd = sinew_default_world_def();
     wd.damping = 0.5f;
     wd.solver.iterations = 16;
-    if (!demo_check(sinew_world_create(&wd, &s->base.worlds[0]), NULL, "sinew_world_create")) {
+    sinew_world *w = demo_add_world(&s->base, &wd);
+    if (w == NULL) {
         free(s);
         return NULL;
     }
-    sinew_world *w = s->base.worlds[0];
 
     // The arm stands up from the floor, a slight curve in its start pose.
     float angles[BONES];

@@ -47,15 +47,14 @@ static demo_scene *pile_create(void)
     }
     demo_drag_init(&s->drag);
     s->rng = 12345u;
-    s->base.world_count = 1;
     sinew_world_def wd = sinew_default_world_def();
     const int count = demo_opts.balls > 0 ? demo_opts.balls : DEFAULT_BALLS;
     wd.particle_capacity = count + 1024;
-    if (!demo_check(sinew_world_create(&wd, &s->base.worlds[0]), NULL, "sinew_world_create")) {
+    sinew_world *w = demo_add_world(&s->base, &wd);
+    if (w == NULL) {
         free(s);
         return NULL;
     }
-    sinew_world *w = s->base.worlds[0];
     sinew_pile_def def = sinew_default_pile_def();
     def.count = count;
     // Wider than tall: 75 columns up to 3000 balls, then about twice as wide as tall.

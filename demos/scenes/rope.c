@@ -58,15 +58,14 @@ static demo_scene *rope_create(void)
         return NULL;
     }
     demo_drag_init(&s->drag);
-    s->base.world_count = 1;
     s->base.view_min = sinew_vec2_make(-10.0f, -4.5f);
     s->base.view_max = sinew_vec2_make(10.0f, 7.0f);
     sinew_world_def wd = sinew_default_world_def();
-    if (!demo_check(sinew_world_create(&wd, &s->base.worlds[0]), NULL, "sinew_world_create")) {
+    sinew_world *w = demo_add_world(&s->base, &wd);
+    if (w == NULL) {
         free(s);
         return NULL;
     }
-    sinew_world *w = s->base.worlds[0];
 
     // Two pegs under the swing.
     sinew_collider_def cd = sinew_default_collider_def();

@@ -123,15 +123,14 @@ static demo_scene *softbody_create(void)
         return NULL;
     }
     demo_drag_init(&s->drag);
-    s->base.world_count = 1;
     s->base.view_min = sinew_vec2_make(-12.5f, -7.5f);
     s->base.view_max = sinew_vec2_make(12.5f, 10.5f);
     sinew_world_def wd = sinew_default_world_def();
-    if (!demo_check(sinew_world_create(&wd, &s->base.worlds[0]), NULL, "sinew_world_create")) {
+    sinew_world *w = demo_add_world(&s->base, &wd);
+    if (w == NULL) {
         free(s);
         return NULL;
     }
-    sinew_world *w = s->base.worlds[0];
     sinew_collider_def cd = sinew_default_collider_def();
     bool ok =
         demo_check(sinew_world_bounds_create(w, &cd, sinew_vec2_make(-12.0f, -7.0f), sinew_vec2_make(12.0f, 14.0f), NULL),

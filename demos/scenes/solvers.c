@@ -75,7 +75,6 @@ static demo_scene *solvers_create(void)
         return NULL;
     }
     s->drag_index = -1;
-    s->base.world_count = 2;
     s->base.world_names[0] = "left";
     s->base.world_names[1] = "right";
     s->base.lock_mode = true;
@@ -88,8 +87,8 @@ static demo_scene *solvers_create(void)
         wd.damping = 1.0f; // so that both settle and what stays is the solver's error, not a bounce
         wd.solver.substeps = 2;
         wd.solver.iterations = 8;
-        ok = demo_check(sinew_world_create(&wd, &s->base.worlds[k]), NULL, "sinew_world_create") &&
-             build_half(s->base.worlds[k], LEFT_X + OFFSET * (float)k, &s->halves[k]);
+        sinew_world *w = demo_add_world(&s->base, &wd);
+        ok = w != NULL && build_half(w, LEFT_X + OFFSET * (float)k, &s->halves[k]);
     }
     if (!ok) {
         solvers_destroy(&s->base);
