@@ -12,7 +12,6 @@
 //
 // Settings default to the engine's, except the pile: 4 sub-steps x 1 iteration.
 #define _POSIX_C_SOURCE 199309L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #include <sinew/sinew.h>
 
 #include "pile_metrics.h"
+#include "bench_util.h"
 
 typedef struct options {
     const char *scene;
@@ -33,13 +33,6 @@ typedef struct options {
     int cap;                    // ik: max iterations per solve
 } options;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
@@ -47,18 +40,6 @@ static void usage(FILE *f)
                "                   [--steps N] [--repeat R] [--tethers]\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n");
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < lo || v > hi) {
-        return 0;
-    }
-    *out = (int)v;
-    return 1;
 }
 
 static int set_mode(const char *mode, sinew_solver_def *s)
@@ -229,7 +210,7 @@ static int run(const options *o, int iteration)
         return 1;
     }
     const float dt = 1.0f / 60.0f;
-    double t0 = now_seconds();
+    double t0 = bench_now_seconds();
     int torn = 0;
     for (int k = 0; k < o->steps; ++k) {
         if (is_tear) { // drag the bottom row down at 4 m/s
@@ -244,7 +225,7 @@ static int run(const options *o, int iteration)
         sinew_world_tears(world, &count);
         torn += count;
     }
-    double elapsed = now_seconds() - t0;
+    double elapsed = bench_now_seconds() - t0;
     double sum_len = 0.0, max_ratio = 0.0;
     link_stretch(world, ids, measured, &sum_len, &max_ratio);
     sinew_step_stats st = sinew_world_stats(world);
@@ -390,7 +371,7 @@ static int run_ik(const options *o, int iteration, int n_given, int steps_given)
     double distance = 0.0;
     struct timespec c0, c1;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-    const double t0 = now_seconds();
+    const double t0 = bench_now_seconds();
     for (int k = 0; k < solves; ++k) {
         if (!warm) {
             memset(angles, 0, (size_t)n * sizeof *angles);
@@ -410,7 +391,7 @@ static int run_ik(const options *o, int iteration, int n_given, int steps_given)
         reached += r.reached;
         distance += r.distance;
     }
-    const double elapsed = now_seconds() - t0;
+    const double elapsed = bench_now_seconds() - t0;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
     const double cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
     qsort(used, (size_t)solves, sizeof *used, compare_ints);
@@ -451,9 +432,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--scene") == 0) {
             o.scene = v;
         } else if (strcmp(a, "--rings") == 0) {
-            ok = parse_int(v, 1, 100000, &o.rings);
+            ok = bench_parse_int(v, 1, 100000, &o.rings);
         } else if (strcmp(a, "--n") == 0) {
-            ok = parse_int(v, 1, 10000000, &o.n);
+            ok = bench_parse_int(v, 1, 10000000, &o.n);
             n_given = 1;
         } else if (strcmp(a, "--size") == 0) {
             ok = sscanf(v, "%dx%d", &o.width, &o.height) == 2 && o.width >= 1 && o.height >= 2 &&
@@ -463,16 +444,16 @@ int main(int argc, char **argv)
             o.mode = v;
             ok = set_mode(v, &tmp);
         } else if (strcmp(a, "--iterations") == 0) {
-            ok = parse_int(v, 1, 1024, &o.iterations);
+            ok = bench_parse_int(v, 1, 1024, &o.iterations);
             iterations_given = 1;
         } else if (strcmp(a, "--substeps") == 0) {
-            ok = parse_int(v, 1, 1024, &o.substeps);
+            ok = bench_parse_int(v, 1, 1024, &o.substeps);
             substeps_given = 1;
         } else if (strcmp(a, "--steps") == 0) {
-            ok = parse_int(v, 1, 1000000, &o.steps);
+            ok = bench_parse_int(v, 1, 1000000, &o.steps);
             steps_given = 1;
         } else if (strcmp(a, "--repeat") == 0) {
-            ok = parse_int(v, 1, 1000, &o.repeat);
+            ok = bench_parse_int(v, 1, 1000, &o.repeat);
         } else if (strcmp(a, "--method") == 0) {
             o.method = v;
             ok = ik_method_of(v) >= 0;
@@ -480,7 +461,7 @@ int main(int argc, char **argv)
             o.start = v;
             ok = strcmp(v, "cold") == 0 || strcmp(v, "warm") == 0;
         } else if (strcmp(a, "--cap") == 0) {
-            ok = parse_int(v, 1, SINEW_IK_MAX_ITERATIONS, &o.cap);
+            ok = bench_parse_int(v, 1, SINEW_IK_MAX_ITERATIONS, &o.cap);
         } else if (strcmp(a, "--omega") == 0) {
             char *end;
             o.omega = strtof(v, &end);

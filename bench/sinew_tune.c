@@ -26,6 +26,7 @@
 
 #include "tune_scene.h"
 #include "tune_svg.h"
+#include "bench_util.h"
 
 #define DT (1.0f / 60.0f)
 #define MAX_OMEGAS 16
@@ -109,18 +110,6 @@ static int fail(const char *fmt, ...)
     return 2;
 }
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
 // "1,2,4" or "1..8,16": sorted, without repeats, each in 1..1024.
 static bool parse_int_list(const char *text, int *values, int *count)
 {
@@ -142,10 +131,10 @@ static bool parse_int_list(const char *text, int *values, int *count)
         char *dots = strstr(tok, "..");
         if (dots != NULL) {
             *dots = '\0';
-            if (!parse_long(tok, 1, MAX_LIST, &lo) || !parse_long(dots + 2, 1, MAX_LIST, &hi) || hi < lo) {
+            if (!bench_parse_long(tok, 1, MAX_LIST, &lo) || !bench_parse_long(dots + 2, 1, MAX_LIST, &hi) || hi < lo) {
                 return false;
             }
-        } else if (!parse_long(tok, 1, MAX_LIST, &lo)) {
+        } else if (!bench_parse_long(tok, 1, MAX_LIST, &lo)) {
             return false;
         } else {
             hi = lo;
@@ -323,7 +312,7 @@ static int parse_args(int argc, char **argv, options *o)
             const bool warmup = strcmp(name, "--warmup") == 0, repeat = strcmp(name, "--repeat") == 0;
             const long hi = repeat ? 100 : 1000000;
             long n;
-            if (!parse_long(v, warmup ? 0 : 1, hi, &n)) {
+            if (!bench_parse_long(v, warmup ? 0 : 1, hi, &n)) {
                 return fail("%s takes a whole number, %d..%ld; got '%s'", name, warmup ? 0 : 1, hi, v);
             }
             *(warmup ? &o->warmup : repeat ? &o->repeat : &o->steps) = (int)n;
@@ -392,13 +381,6 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
-}
-
 static int compare_double(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -444,9 +426,9 @@ static bool time_run(const options *o, const sinew_solver_def *solver, double *t
     }
     for (int k = 0; k < o->steps && ok; ++k) {
         tune_scene_update(&sc, DT);
-        const double t0 = now_ns();
+        const double t0 = bench_now_seconds();
         sinew_status s = sinew_world_step(sc.world, DT);
-        times[k] = now_ns() - t0;
+        times[k] = 1e9 * (bench_now_seconds() - t0); // ns
         if (s != SINEW_OK) {
             snprintf(why, why_size, "sinew_world_step failed: %s", sinew_status_string(s));
             ok = false;

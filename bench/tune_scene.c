@@ -1,8 +1,10 @@
 // sinew-tune's scenes. Each is built by the engine's builders, as sinew-bench builds them, except
 // the IK arm, which is made from particles, distance, angle and pin constraints of the public API.
-#include "tune_scene.h"
+#define _POSIX_C_SOURCE 200809L // bench_util.h
 
-#include <errno.h>
+#include "tune_scene.h"
+#include "bench_util.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,18 +54,6 @@ tune_scene_def tune_scene_default(tune_scene_kind kind)
     return def;
 }
 
-static bool parse_int(const char *s, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
-        return false;
-    }
-    *out = (int)v;
-    return true;
-}
-
 bool tune_scene_parse_size(tune_scene_def *def, const char *text, char *why, size_t why_size)
 {
     switch (def->kind) {
@@ -74,7 +64,7 @@ bool tune_scene_parse_size(tune_scene_def *def, const char *text, char *why, siz
         if (x != NULL && len < sizeof buf) {
             memcpy(buf, text, len);
             buf[len] = '\0';
-            if (parse_int(buf, 2, 1024, &def->columns) && parse_int(x + 1, 2, 1024, &def->rows)) {
+            if (bench_parse_int(buf, 2, 1024, &def->columns) && bench_parse_int(x + 1, 2, 1024, &def->rows)) {
                 return true;
             }
         }
@@ -82,25 +72,25 @@ bool tune_scene_parse_size(tune_scene_def *def, const char *text, char *why, siz
         return false;
     }
     case TUNE_ROPE:
-        if (parse_int(text, 1, 100000, &def->n)) {
+        if (bench_parse_int(text, 1, 100000, &def->n)) {
             return true;
         }
         snprintf(why, why_size, "the rope's size is its number of links, 1..100000");
         return false;
     case TUNE_SOFTBODY:
-        if (parse_int(text, 3, 10000, &def->n)) {
+        if (bench_parse_int(text, 3, 10000, &def->n)) {
             return true;
         }
         snprintf(why, why_size, "the soft body's size is its number of ring points, 3..10000");
         return false;
     case TUNE_PILE:
-        if (parse_int(text, 1, 100000, &def->n)) {
+        if (bench_parse_int(text, 1, 100000, &def->n)) {
             return true;
         }
         snprintf(why, why_size, "the pile's size is its number of balls, 1..100000");
         return false;
     case TUNE_IK:
-        if (parse_int(text, 2, 10000, &def->n)) {
+        if (bench_parse_int(text, 2, 10000, &def->n)) {
             return true;
         }
         snprintf(why, why_size, "the IK arm's size is its number of segments, 2..10000");

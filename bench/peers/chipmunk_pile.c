@@ -10,17 +10,16 @@
 // to y = 2 H (there is no ceiling; nothing gets near 2 H). Layout and quality figures come from
 // bench/pile_metrics.c, shared with sinew-bench.
 #define _POSIX_C_SOURCE 199309L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <chipmunk/chipmunk.h>
 
 #include "pile_metrics.h"
+#include "bench_util.h"
 
 _Static_assert(sizeof(cpFloat) == sizeof(double), "chipmunk-pile expects Chipmunk built with doubles");
 
@@ -31,28 +30,9 @@ typedef struct options {
     int n, steps, repeat;
 } options;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: chipmunk-pile --n N [--steps S] [--repeat R]\n");
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi) {
-        return 0;
-    }
-    *out = (int)v;
-    return 1;
 }
 
 // A JSON number, or null for NaN and infinities (which JSON cannot spell).
@@ -106,11 +86,11 @@ static int run(const options *o, int iteration)
     }
 
     const cpFloat dt = 1.0 / PILE_HZ;
-    const double t0 = now_seconds();
+    const double t0 = bench_now_seconds();
     for (int k = 0; k < o->steps; ++k) {
         cpSpaceStep(space, dt);
     }
-    const double elapsed = now_seconds() - t0;
+    const double elapsed = bench_now_seconds() - t0;
 
     double *x = buf, *y = buf + n, *vx = buf + 2 * (size_t)n, *vy = buf + 3 * (size_t)n, *r = buf + 4 * (size_t)n;
     for (int i = 0; i < n; ++i) {
@@ -189,11 +169,11 @@ int main(int argc, char **argv)
         } else if (v == NULL) {
             ok = 0;
         } else if (strcmp(a, "--n") == 0) {
-            ok = parse_int(v, 1, 10000000, &o.n);
+            ok = bench_parse_int(v, 1, 10000000, &o.n);
         } else if (strcmp(a, "--steps") == 0) {
-            ok = parse_int(v, 1, 1000000, &o.steps);
+            ok = bench_parse_int(v, 1, 1000000, &o.steps);
         } else if (strcmp(a, "--repeat") == 0) {
-            ok = parse_int(v, 1, 1000, &o.repeat);
+            ok = bench_parse_int(v, 1, 1000, &o.repeat);
         } else {
             ok = 0;
         }
