@@ -115,3 +115,28 @@ sinew_vec2 position_of(const sinew_world *world, sinew_particle_id id)
     assert_int_equal(sinew_particle_get_position(world, id, &p), SINEW_OK);
     return p;
 }
+
+held count_by_stepping(sinew_world *w)
+{
+    const int particles = sinew_world_particles(w).count;
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    const sinew_step_stats st = sinew_world_stats(w);
+    assert_int_equal(st.particles, particles);
+    held h = {particles,
+              st.kinds[SINEW_KIND_DISTANCE].count,
+              st.kinds[SINEW_KIND_PIN].count,
+              st.kinds[SINEW_KIND_AREA].count,
+              st.kinds[SINEW_KIND_ANGLE].count,
+              sinew_world_collider_count(w)};
+    return h;
+}
+
+void assert_held(held h, sinew_scene_counts c, const char *what)
+{
+    if (h.particles != c.particles || h.distances != c.distances || h.pins != c.pins || h.areas != c.areas ||
+        h.angles != c.angles) {
+        fail_msg("%s: made %d particles, %d distances, %d pins, %d areas, %d angles; counts say %d, %d, %d, %d, %d",
+                 what, h.particles, h.distances, h.pins, h.areas, h.angles, c.particles, c.distances, c.pins, c.areas,
+                 c.angles);
+    }
+}

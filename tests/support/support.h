@@ -44,6 +44,18 @@ sinew_distance_id make_link(sinew_world *world, sinew_particle_id a, sinew_parti
 // Position of a particle; asserts the id is valid.
 sinew_vec2 position_of(const sinew_world *world, sinew_particle_id id);
 
+// What the world holds: particles from the view, constraints per kind from the stats of one
+// step (the step moves things: take it last), colliders from their count.
+typedef struct held {
+    int particles, distances, pins, areas, angles, colliders;
+} held;
+
+// Steps the world once by 1/60 s and returns what it holds; asserts the step succeeds.
+held count_by_stepping(sinew_world *world);
+
+// Fails, naming `what` and every count, unless the world held what a builder's counts say.
+void assert_held(held h, sinew_scene_counts c, const char *what);
+
 // Asserts |a - b| <= tol, printing both on failure.
 #define assert_near(a, b, tol)                                                                   \
     do {                                                                                         \
