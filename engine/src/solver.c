@@ -184,12 +184,10 @@ static void find_contacts(sinew_world *world, bool color)
 
 // After the sub-step is finished: friction and the velocity clamp of the contacts (see
 // sinew__contacts_respond). Jacobi mode scales each contact by 1 / max(n_i, n_j), n = contacts on
-// the particle, and applies the sums together, so that it stays order independent.
+// the particle, and applies the sums together, so that it stays order independent. Called only
+// when there are contacts.
 static void respond_to_contacts(sinew_world *world, bool jacobi)
 {
-    if (world->contacts.l.count == 0 && world->planes.count == 0) {
-        return;
-    }
     sinew__particles *p = &world->particles;
     if (!jacobi) {
         sinew__contacts_respond(world, false);
