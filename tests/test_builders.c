@@ -938,8 +938,10 @@ static sinew_world *oom_world(counting_allocator *c)
 {
     sinew_world_def def = sinew_default_world_def();
     def.allocator = counting_allocator_make(c);
-    // Stores as small as they go, so the build has the most allocation points (the particle
-    // store gets 1: see test_scene.c's oom_build for why not 0).
+    // Stores as small as they go, so the build has the most allocation points. The particle
+    // store gets 1, not 0: stepping a world whose particle store was never allocated is the
+    // memset(NULL, 0, 0) of test_world's an_empty_world_without_capacity_steps, and under
+    // UBSan's halt_on_error it would end this whole program instead of one test.
     def.particle_capacity = 1;
     def.constraint_capacity = 0;
     sinew_world *w = NULL;
@@ -947,15 +949,18 @@ static sinew_world *oom_world(counting_allocator *c)
     return w;
 }
 
-// The build of `kind` with the allocator failing from `budget` allocations on (-1: never);
-// returns the allocations the build made. On failure the world must hold exactly what it held:
-// same positions, same counts, and the same future, step for step, as a twin that never tried.
-static int64_t oom_run(oom_kind kind, bool with_out, int64_t budget)
+// The build of `kind` with the allocator failing from `budget` allocations on (-1: never), into
+// an empty world or one holding `prepare`'s content; returns the allocations the build made. On
+// failure the world must hold exactly what it held: same positions, same counts, and the same
+// future, step for step, as a twin that never tried.
+static int64_t oom_run(oom_kind kind, bool with_out, bool prepared, int64_t budget)
 {
     counting_allocator c, c2;
     sinew_world *w = oom_world(&c), *twin = oom_world(&c2);
-    prepare(w);
-    prepare(twin);
+    if (prepared) {
+        prepare(w);
+        prepare(twin);
+    }
     const uint64_t h = hash_positions(w);
     assert_true(h == hash_positions(twin));
     const uint64_t allocs = c.allocs;
@@ -967,8 +972,8 @@ static int64_t oom_run(oom_kind kind, bool with_out, int64_t budget)
         assert_int_equal(s, SINEW_OK);
     } else {
         if (s != SINEW_ERR_OUT_OF_MEMORY) {
-            fail_msg("builder %d (out arrays %d) with %lld allocations left: got %s", (int)kind, (int)with_out,
-                     (long long)budget, sinew_status_string(s));
+            fail_msg("builder %d (out arrays %d, prepared %d) with %lld allocations left: got %s", (int)kind,
+                     (int)with_out, (int)prepared, (long long)budget, sinew_status_string(s));
         }
         assert_true(sinew_world_byte_count(w) == c.live_bytes);
         assert_true(hash_positions(w) == h);
@@ -990,11 +995,12 @@ static void a_build_that_runs_out_of_memory_leaves_the_world_as_it_was(void **st
 {
     (void)state;
     for (int kind = 0; kind < OOM_KINDS; ++kind) {
-        for (int with_out = 0; with_out < 2; ++with_out) {
-            const int64_t needed = oom_run((oom_kind)kind, with_out != 0, -1);
+        for (int variant = 0; variant < 4; ++variant) {
+            const bool with_out = (variant & 1) != 0, prepared = (variant & 2) != 0;
+            const int64_t needed = oom_run((oom_kind)kind, with_out, prepared, -1);
             assert_true(needed >= 2);
             for (int64_t budget = 0; budget < needed; ++budget) {
-                oom_run((oom_kind)kind, with_out != 0, budget);
+                oom_run((oom_kind)kind, with_out, prepared, budget);
             }
         }
     }

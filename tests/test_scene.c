@@ -513,64 +513,6 @@ static sinew_status build(sinew_world *w, builder_kind kind)
     return sinew_cloth_create(w, &d, kind == BUILD_CLOTH_WITH_OUT ? &out : NULL);
 }
 
-// One build with the allocator failing from `budget` allocations on (-1: never). Returns the
-// allocations the build made.
-static int64_t oom_build(builder_kind kind, bool with_rope, int64_t budget)
-{
-    counting_allocator c;
-    sinew_world_def def = sinew_default_world_def();
-    def.allocator = counting_allocator_make(&c);
-    // Stores as small as they go, so the build has the most allocation points. The particle
-    // store gets 1, not 0: stepping a world whose particle store was never allocated is the
-    // memset(NULL, 0, 0) of test_world's an_empty_world_without_capacity_steps, and under
-    // UBSan's halt_on_error it would end this whole program instead of one test.
-    def.particle_capacity = 1;
-    def.constraint_capacity = 0;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
-    before_build b = prepare(w, with_rope);
-    const uint64_t allocs = c.allocs;
-    c.fail_after = budget < 0 ? -1 : (int64_t)c.allocs + budget;
-    sinew_status s = build(w, kind);
-    const int64_t used = (int64_t)(c.allocs - allocs);
-    c.fail_after = -1;
-    if (budget < 0) {
-        assert_int_equal(s, SINEW_OK);
-    } else {
-        if (s != SINEW_ERR_OUT_OF_MEMORY) {
-            fail_msg("builder %d (rope first: %d) with %lld allocations left: got %s", (int)kind, (int)with_rope,
-                     (long long)budget, sinew_status_string(s));
-        }
-        assert_true(sinew_world_byte_count(w) == c.live_bytes); // temporaries given back
-        assert_as_before(w, &b);
-        // And the world builds fine once memory is back.
-        assert_int_equal(build(w, kind), SINEW_OK);
-    }
-    sinew_world_destroy(w);
-    assert_true(c.live_bytes == 0u);
-    assert_true(c.frees == c.allocs);
-    return used;
-}
-
-static void a_build_that_runs_out_of_memory_leaves_the_world_as_it_was(void **state)
-{
-    (void)state;
-    const builder_kind kinds[] = {BUILD_ROPE, BUILD_ROPE_WITH_OUT, BUILD_CLOTH, BUILD_CLOTH_WITH_OUT};
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
-        for (int with_rope = 0; with_rope < 2; ++with_rope) {
-            // Count the allocations of a successful build, then fail each one in turn.
-            const int64_t needed = oom_build(kinds[k], with_rope != 0, -1);
-            // The world reserves its stores and id pools when it is made, so a build may allocate
-            // little; it still allocates (growth past the hints, its id array): the sweep below
-            // makes every one of those allocations fail in turn.
-            assert_true(needed >= 1);
-            for (int64_t budget = 0; budget < needed; ++budget) {
-                oom_build(kinds[k], with_rope != 0, budget);
-            }
-        }
-    }
-}
-
 static void a_build_over_a_hard_limit_leaves_the_world_as_it_was(void **state)
 {
     (void)state;
@@ -700,7 +642,6 @@ int main(void)
         cmocka_unit_test(cloth_layout_follows_the_header),
         cmocka_unit_test(pinned_ends_have_weight_zero_and_stay_put),
         cmocka_unit_test(bad_defs_are_refused_and_create_nothing),
-        cmocka_unit_test(a_build_that_runs_out_of_memory_leaves_the_world_as_it_was),
         cmocka_unit_test(a_build_over_a_hard_limit_leaves_the_world_as_it_was),
         cmocka_unit_test(destroying_every_particle_a_builder_made_empties_the_world),
         cmocka_unit_test(counts_do_not_overflow_on_defs_the_builders_refuse),
