@@ -313,10 +313,11 @@ typedef struct plane_hit {
     float nx, ny, offset;
 } plane_hit;
 
-// Speculative like particle contacts: made within SINEW__CONTACT_REACH times the particle's radius.
-static bool contact(const sinew__collider *c, sinew_vec2 p, float r, plane_hit *hit)
+// Speculative like particle contacts: made within SINEW__CONTACT_REACH times the particle's radius
+// plus `margin` (m; INFINITY: always, for a contact found before).
+static bool contact(const sinew__collider *c, sinew_vec2 p, float r, float margin, plane_hit *hit)
 {
-    const float margin = r * (SINEW__CONTACT_REACH - 1.0f);
+    margin += r * (SINEW__CONTACT_REACH - 1.0f);
     if (c->type == SINEW_COLLIDER_PLANE) {
         float s = c->nx * p.x + c->ny * p.y - c->offset;
         if (s >= r + margin) {
@@ -459,8 +460,9 @@ static sinew_status planes_resize(sinew_world *world, int new_capacity)
         {(void **)&q->c, sizeof(sinew__plane_contact)},
         {(void **)&q->mu_s, sizeof(float)},
         {(void **)&q->mu_k, sizeof(float)},
+        {(void **)&q->collider, sizeof(int32_t)},
     };
-    sinew_status s = sinew__block_resize(world, &q->block, &q->block_bytes, fields, 3, q->count, new_capacity);
+    sinew_status s = sinew__block_resize(world, &q->block, &q->block_bytes, fields, 4, q->count, new_capacity);
     if (s == SINEW_OK) {
         q->capacity = new_capacity;
     }
@@ -488,9 +490,23 @@ static void emit(sinew_world *world, int i, const sinew__collider *c, const plan
     q->c[k] = (sinew__plane_contact){i, hit->nx, hit->ny, hit->offset};
     q->mu_s[k] = p->mu_s[i] * c->mu_s; // both square roots: sqrt(a b)
     q->mu_k[k] = p->mu_k[i] * c->mu_k;
+    q->collider[k] = (int32_t)(c - world->colliders.c);
 }
 
-void sinew__planes_find(sinew_world *world)
+// The contact plane of particle i against collider c at the current positions: a particle that
+// moved more than its radius in this sub-step could have skipped a thin collider, and is swept
+// from where the sub-step began.
+static bool find_plane(const sinew_world *world, int i, const sinew__collider *c, float margin, plane_hit *hit)
+{
+    const sinew__particles *p = &world->particles;
+    const sinew_vec2 at = {p->x[i], p->y[i]}, from = {p->px[i], p->py[i]};
+    const float r = p->radius[i];
+    const float moved2 = sinew_vec2_length_sq(sinew_vec2_sub(at, from));
+    const bool fast = moved2 > r * r;
+    return (fast && sweep(c, from, at, r, hit)) || contact(c, at, r, margin, hit);
+}
+
+void sinew__planes_find(sinew_world *world, float margin)
 {
     sinew__planes *q = &world->planes;
     const sinew__particles *p = &world->particles;
@@ -505,23 +521,37 @@ void sinew__planes_find(sinew_world *world)
         }
         const sinew_vec2 at = {p->x[i], p->y[i]}, from = {p->px[i], p->py[i]};
         const float r = p->radius[i];
-        const float moved2 = sinew_vec2_length_sq(sinew_vec2_sub(at, from));
-        const bool fast = moved2 > r * r; // could have skipped a thin collider
-        const float reach = fast ? r + sqrtf(moved2) : r;
+        const float moved = sinew_vec2_length(sinew_vec2_sub(at, from));
+        // What the polygon bound test must allow for: the reach, the margin, and a sweep.
+        const float reach = (r + (moved > r ? moved : 0.0f)) * SINEW__CONTACT_REACH + margin;
         for (int k = 0; k < cs->count; ++k) {
             const sinew__collider *c = &cs->c[k];
             if ((c->group & p->mask[i]) == 0u || (p->group[i] & c->mask) == 0u) {
                 continue;
             }
-            const float reach_m = reach * SINEW__CONTACT_REACH;
             if (c->type == SINEW_COLLIDER_POLYGON &&
-                (at.x + reach_m < c->minx || at.x - reach_m > c->maxx || at.y + reach_m < c->miny || at.y - reach_m > c->maxy)) {
+                (at.x + reach < c->minx || at.x - reach > c->maxx || at.y + reach < c->miny || at.y - reach > c->maxy)) {
                 continue;
             }
             plane_hit hit;
-            if ((fast && sweep(c, from, at, r, &hit)) || contact(c, at, r, &hit)) {
+            if (find_plane(world, i, c, margin, &hit)) {
                 emit(world, i, c, &hit);
             }
+        }
+    }
+}
+
+void sinew__planes_refresh(sinew_world *world)
+{
+    sinew__planes *q = &world->planes;
+    const sinew__collider *cs = world->colliders.c;
+    for (int m = 0; m < q->count; ++m) {
+        const sinew__collider *c = &cs[q->collider[m]];
+        plane_hit hit;
+        if (c->type != SINEW_COLLIDER_PLANE && find_plane(world, q->c[m].i, c, INFINITY, &hit)) {
+            q->c[m].nx = hit.nx;
+            q->c[m].ny = hit.ny;
+            q->c[m].offset = hit.offset;
         }
     }
 }
@@ -583,6 +613,19 @@ void sinew__planes_error(const sinew_world *world, float *max_error, double *sum
     *sum_sq = sq;
 }
 
+// 1 when contact m was within the contact reach before the solve of the sub-step (at px +
+// dx_pre), as a contact found in that sub-step is: only those respond, not those found ahead with
+// a motion margin. (Unlike particle pairs, see in_play in contact.c, a near collider does not
+// make a pile sticky; limiting it to touching contacts was measured to unsettle Jacobi piles.)
+static float plane_in_reach(const sinew_world *world, int m)
+{
+    const sinew__plane_contact *c = &world->planes.c[m];
+    const sinew__particles *p = &world->particles;
+    const int i = c->i;
+    const float gap = c->nx * (p->px[i] + p->dx_pre[i]) + c->ny * (p->py[i] + p->dy_pre[i]) - c->offset;
+    return gap < p->radius[i] * (SINEW__CONTACT_REACH - 1.0f) ? 1.0f : 0.0f;
+}
+
 void sinew__planes_respond(sinew_world *world, bool jacobi)
 {
     const sinew__planes *q = &world->planes;
@@ -593,17 +636,17 @@ void sinew__planes_respond(sinew_world *world, bool jacobi)
         float fx, fy, vx, vy; // the collider does not move: relative motion is the particle's
         sinew__contact_response(c->nx, c->ny, p->dx_pre[i], p->dy_pre[i], p->dx[i], p->dy[i], q->mu_s[m], q->mu_k[m],
                                 &fx, &fy, &vx, &vy);
+        const float share = plane_in_reach(world, m) * (jacobi ? p->inv_n[i] : 1.0f);
         if (jacobi) {
-            const float share = p->inv_n[i];
             p->acc[i].dx += (double)(share * vx);
             p->acc[i].dy += (double)(share * vy);
             p->acc2[i].dx += (double)(share * fx);
             p->acc2[i].dy += (double)(share * fy);
         } else {
-            p->dx[i] += vx;
-            p->dy[i] += vy;
-            p->x[i] += fx;
-            p->y[i] += fy;
+            p->dx[i] += share * vx;
+            p->dy[i] += share * vy;
+            p->x[i] += share * fx;
+            p->y[i] += share * fy;
         }
     }
 }
@@ -612,6 +655,6 @@ void sinew__planes_count(sinew_world *world)
 {
     const sinew__planes *q = &world->planes;
     for (int m = 0; m < q->count; ++m) {
-        world->particles.inv_n[q->c[m].i] += 1.0f;
+        world->particles.inv_n[q->c[m].i] += plane_in_reach(world, m);
     }
 }

@@ -1,7 +1,8 @@
-// The uniform grid: colliding particles sorted by cell with a counting sort, every sub-step.
-// Cell size is the contact reach of two of the largest particles, so two particles close enough
-// for a contact are in the same or adjacent cells. The number of cells is capped near two per particle: a particle flung far away makes the
-// cells larger (more candidates per cell), never the grid huge.
+// The uniform grid: colliding particles sorted by cell with a counting sort.
+// Cell size is the contact reach of two of the largest particles plus twice the motion margin
+// (see sinew__grid_build), so two particles that can touch before the contacts are found
+// again are in the same or adjacent cells. The number of cells is capped near two per particle:
+// a particle flung far away makes the cells larger (more candidates per cell), never the grid huge.
 #include <string.h>
 
 #include "world_internal.h"
@@ -30,14 +31,16 @@ void sinew__grid_free(sinew_world *world)
     memset(&world->grid, 0, sizeof world->grid);
 }
 
-bool sinew__grid_build(sinew_world *world)
+bool sinew__grid_build(sinew_world *world, int ahead, float extra)
 {
     sinew__particles *p = &world->particles;
     sinew__grid *g = &world->grid;
     const int n = p->count;
     const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius;
+    const float *restrict dx = p->dx, *restrict dy = p->dy;
     const uint32_t *restrict flags = p->flags;
     float minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY, maxr = 0.0f;
+    float min_dx = INFINITY, min_dy = INFINITY, max_dx = -INFINITY, max_dy = -INFINITY;
     int m = 0;
     for (int i = 0; i < n; ++i) {
         if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
@@ -46,6 +49,10 @@ bool sinew__grid_build(sinew_world *world)
             miny = y[i] < miny ? y[i] : miny;
             maxy = y[i] > maxy ? y[i] : maxy;
             maxr = r[i] > maxr ? r[i] : maxr;
+            min_dx = dx[i] < min_dx ? dx[i] : min_dx;
+            max_dx = dx[i] > max_dx ? dx[i] : max_dx;
+            min_dy = dy[i] < min_dy ? dy[i] : min_dy;
+            max_dy = dy[i] > max_dy ? dy[i] : max_dy;
             m += 1;
         }
     }
@@ -57,9 +64,28 @@ bool sinew__grid_build(sinew_world *world)
         g->valid = true;
         return true;
     }
+    // The motion margin: over `ahead` more sub-steps like this one, two particles close in by at
+    // most |d_a - d_b| per sub-step <= |d_a - mid| + |d_b - mid| for any common `mid`, and the
+    // midrange keeps the largest |d - mid| small when everything moves together. One margin for
+    // all: a pushed particle moves about as fast as what pushed it, so a resting particle's own
+    // motion is no bound. Rest (d = 0) is in the range, for the static colliders a particle can
+    // stop on. Gravity and forces add what is common to all movable particles, plus their spread,
+    // which `extra` (m) bounds. Contacts found with it cover the sub-steps ahead.
+    min_dx = min_dx < 0.0f ? min_dx : 0.0f;
+    max_dx = max_dx > 0.0f ? max_dx : 0.0f;
+    min_dy = min_dy < 0.0f ? min_dy : 0.0f;
+    max_dy = max_dy > 0.0f ? max_dy : 0.0f;
+    const float half_x = 0.5f * (max_dx - min_dx), half_y = 0.5f * (max_dy - min_dy);
+    float largest = ahead > 0 ? sqrtf(half_x * half_x + half_y * half_y) * (float)ahead + extra : 0.0f;
+    if (!(largest <= SINEW__MARGIN_LIMIT * maxr)) { // larger cells would cost more than searching again
+        ahead = 0;
+        largest = 0.0f;
+    }
+    g->ahead = ahead;
+    g->margin = largest;
     const double w = (double)maxx - minx, h = (double)maxy - miny;
     const double limit = 2.0 * m + 64.0;
-    double cell = maxr > 0.0f ? 2.0 * maxr * SINEW__CONTACT_REACH : fmax(sqrt(w * h / m), 1e-3);
+    double cell = maxr > 0.0f ? 2.0 * maxr * SINEW__CONTACT_REACH + 2.0 * largest : fmax(sqrt(w * h / m), 1e-3);
     double nxd = floor(w / cell) + 1.0, nyd = floor(h / cell) + 1.0;
     while (nxd * nyd > limit) {
         cell *= fmax(sqrt(nxd * nyd / limit), 1.01);
@@ -68,6 +94,7 @@ bool sinew__grid_build(sinew_world *world)
     }
     const int nx = (int)nxd, ny = (int)nyd, cells = nx * ny;
     if (!grid_reserve(world, cells)) {
+        g->ahead = 0;
         return false;
     }
     g->nx = nx;

@@ -320,6 +320,17 @@ void sinew__particles_integrate(sinew_world *world, float h, float velocity_scal
     integrate_arrays(p->count, p->y, p->py, p->dy, p->ay, p->w, velocity_scale, world->gravity.y, h2);
 }
 
+float sinew__particles_max_accel(const sinew_world *world)
+{
+    const sinew__particles *p = &world->particles;
+    float most = 0.0f;
+    for (int i = 0; i < p->count; ++i) {
+        float a2 = p->ax[i] * p->ax[i] + p->ay[i] * p->ay[i];
+        most = a2 > most ? a2 : most;
+    }
+    return sqrtf(most);
+}
+
 // Adds the solver's correction to the displacement along one axis; returns a non-zero value when
 // some coordinate is NaN or infinite (checked without a branch per particle).
 static float finish_arrays(int n, const float *restrict x, const float *restrict px, float *restrict dx)

@@ -21,7 +21,7 @@ static void visit_box(const sinew_world *world, sinew_vec2 min, sinew_vec2 max, 
     if (!g->fresh) {
         // Positions moved since the grid was built (the last solve, set_position): rebuild it at
         // the current positions so that the search is exact. Fails only when it cannot grow.
-        g->fresh = sinew__grid_build((sinew_world *)world);
+        g->fresh = sinew__grid_build((sinew_world *)world, 0, 0.0f);
     }
     const bool grid = g->fresh && g->valid && g->nx > 0;
     if (grid) {

@@ -145,6 +145,9 @@ typedef struct sinew__contacts {
     // Where the search writes before the colour sort.
     sinew__distance *found;
     uint8_t *found_color;
+    // Per solved contact, set when found (see sinew__contacts_find): each end's share of a
+    // response, and the pair's static and kinetic friction.
+    float *share_i, *share_j, *mu_s, *mu_k;
 } sinew__contacts;
 
 // Area constraints: a ring of particles (indices in the shared pool) keeps a signed area.
@@ -192,6 +195,7 @@ typedef struct sinew__planes {
     int capacity, count;
     sinew__plane_contact *c;
     float *mu_s, *mu_k;
+    int32_t *collider;      // index in colliders.c, for sinew__planes_refresh
 } sinew__planes;
 
 // A static collider: a half-plane, or a convex polygon (1 vertex = disc, 2 = capsule) rounded
@@ -224,6 +228,9 @@ typedef struct sinew__grid {
     int nx, ny;
     float minx, miny, cell, inv_cell;
     float max_radius;
+    float margin;          // how far any particle may move towards another before contacts are
+                           // found again (m); see sinew__grid_build
+    int ahead;             // further sub-steps the last build's margin covers (0: this one only)
     int sorted_count;
     bool valid;            // matches the particle indices (no create or destroy since)
     bool fresh;            // built at the current positions (cleared by a step and by set_position)
@@ -324,6 +331,8 @@ void sinew__id_pool_free(sinew_world *world, sinew__id_pool *pool);
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity);
 void sinew__particles_free(sinew_world *world);
 void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);
+// Largest force acceleration |(ax, ay)| on any particle (m/s^2).
+float sinew__particles_max_accel(const sinew_world *world);
 // After the solver: adds each particle's correction (x - predicted x) to its displacement, and
 // puts any particle whose state became NaN or infinite back where the sub-step began. Returns
 // how many were put back.
@@ -375,6 +384,9 @@ void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from);
 // correction during the iterations is solved in the same sub-step.
 #define SINEW__CONTACT_REACH 1.1f
 
+// A contact still touches after the solve within this fraction of the radii (see in_play).
+#define SINEW__TOUCH_SLACK 1e-3f
+
 #define SINEW__GUARD 1e-30f // added to a divisor that is 0 only when what it divides is 0
 
 // Friction and the velocity clamp of one contact, from its normal n (i to j), the relative
@@ -405,8 +417,12 @@ SINEW_FORCE_INLINE void sinew__contact_response(float nx, float ny, float rel0x,
 }
 
 // grid.c: the uniform grid of colliding particles.
-// Rebuilds the grid at the current positions. Returns false when it could not grow (memory).
-bool sinew__grid_build(sinew_world *world);
+// Rebuilds the grid at the current positions, with a motion margin that covers `ahead` more
+// sub-steps like the last one plus `extra` metres (0, 0: exact, for this sub-step or a query).
+// A margin over SINEW__MARGIN_LIMIT times the largest radius is not used (grid.ahead becomes 0):
+// the cells would grow too large. Returns false when it could not grow (memory).
+bool sinew__grid_build(sinew_world *world, int ahead, float extra);
+#define SINEW__MARGIN_LIMIT 0.5f
 void sinew__grid_free(sinew_world *world);
 
 // contact.c: particle-particle contacts.
@@ -415,14 +431,18 @@ void sinew__contacts_find(sinew_world *world, bool color);
 // clamp (velocities only) of every contact, in one pass; Jacobi mode sums into acc (velocity)
 // and acc2 (position), scaled by particles.inv_n.
 void sinew__contacts_respond(sinew_world *world, bool jacobi);
-// Counts the contacts on each particle into particles.inv_n.
+// Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
 void sinew__contacts_count(sinew_world *world);
 void sinew__contacts_free(sinew_world *world);
 // Rebuilds distances.adj from the distance constraints when they changed.
 void sinew__links_adjacency(sinew_world *world);
 
 // collider.c: static colliders and particle-collider contacts.
-void sinew__planes_find(sinew_world *world);
+// Finds the contacts of every particle within `margin` (m) beyond the contact reach of a collider.
+void sinew__planes_find(sinew_world *world, float margin);
+// Recomputes, at the current positions, the contact planes of curved or finite colliders found
+// by an earlier sinew__planes_find (a half-plane's never changes).
+void sinew__planes_refresh(sinew_world *world);
 void sinew__planes_project(sinew_world *world, bool backward);
 void sinew__planes_accumulate(sinew_world *world, float omega);
 void sinew__planes_count_active(sinew_world *world);
