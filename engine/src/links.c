@@ -300,6 +300,7 @@ void sinew__distances_order(sinew_world *world)
         d->jj[m] = c[k].j;
         d->jlo[m] = c[k].lo;
         d->jhi[m] = c[k].hi;
+        d->jw[m] = world->particles.w[c[k].i] + world->particles.w[c[k].j];
     }
     for (int m = 0; m < d->l.count; ++m) {
         d->by_j[ends[2 * d->jj[m] + 1]++] = (uint32_t)m;
@@ -315,7 +316,6 @@ void sinew__distances_order(sinew_world *world)
 SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
-    const float *restrict w = world->particles.w;
     float *restrict n = world->particles.inv_n;
     sinew__distances *d = &world->distances;
     const int32_t *restrict ji = d->ji, *restrict jj = d->jj;
@@ -327,13 +327,12 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
     const int count = d->l.count;
     for (int m0 = 0; m0 < count; m0 += SINEW__CHUNK) {
         const int len = count - m0 < SINEW__CHUNK ? count - m0 : SINEW__CHUNK;
-        float dx[SINEW__CHUNK], dy[SINEW__CHUNK], wij[SINEW__CHUNK];
+        float dx[SINEW__CHUNK], dy[SINEW__CHUNK];
         float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK], active[SINEW__CHUNK];
         for (int l = 0; l < len; ++l) {
             const int i = ji[m0 + l], j = jj[m0 + l];
             dx[l] = x[j] - x[i];
             dy[l] = y[j] - y[i];
-            wij[l] = w[i] + w[j];
             if (soft) {
                 const uint32_t k = order[m0 + l];
                 stiffness[l] = f[k].stiffness;
@@ -341,7 +340,7 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
                 step_lambda[m0 + l] = lambda[k];
             }
         }
-        const float *restrict lo = &jlo[m0], *restrict hi = &jhi[m0];
+        const float *restrict lo = &jlo[m0], *restrict hi = &jhi[m0], *restrict wij = &d->jw[m0];
         for (int l = 0; l < len; ++l) {
             const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &step_lambda[m0 + l],
                                                     dx[l], dy[l], wij[l], inv_h2, true)

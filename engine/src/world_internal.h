@@ -134,13 +134,14 @@ typedef struct sinew__distances {
     uint32_t *order;        // place m -> link k
     int32_t *ji, *jj;       // the two particles
     float *jlo, *jhi;       // the allowed lengths
+    float *jw;              // the sum of the two weights
     uint32_t *by_j;         // the places sorted by their j particle
     float *step_x, *step_y, *step_lambda; // scratch of an iteration
     float *tear;            // tear ratio, 0 = never
     float *strain;          // length / rest, smoothed over steps (tearable ones)
     int tearable;           // how many have a tear ratio
     bool adj_dirty;         // adj must be rebuilt before the next contact search
-    bool order_dirty;       // links were made, removed or changed since Jacobi's layout was built
+    bool order_dirty;       // links or weights changed since Jacobi's layout was built
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
 } sinew__distances;
 
