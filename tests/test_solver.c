@@ -377,6 +377,61 @@ static void jacobi_keeps_momentum_of_an_uneven_chain(void **state)
     }
 }
 
+// Jacobi keeps its own layout of the links (sorted by particle, with their lengths and weight
+// sums); every change between steps must reach it. One iteration of a lone link projects it
+// exactly, so each step below has a hand-computed result.
+static void jacobi_follows_changes_between_steps(void **state)
+{
+    (void)state;
+    sinew_world_def def = sinew_default_world_def();
+    def.gravity = sinew_vec2_make(0, 0);
+    def.solver.mode = SINEW_SOLVER_JACOBI;
+    def.solver.substeps = 1;
+    def.solver.iterations = 1;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    sinew_particle_id a = make_particle(w, 0, 0, 1.0f), b = make_particle(w, 1, 0, 1.0f);
+    sinew_distance_id ab = make_link(w, a, b);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK); // satisfied: nothing moves
+    // A new weight: b alone moves, the whole way back.
+    assert_int_equal(sinew_particle_set_weight(w, a, 0.0f), SINEW_OK);
+    assert_int_equal(sinew_particle_set_position(w, b, sinew_vec2_make(1.5f, 0)), SINEW_OK);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    assert_true(position_of(w, a).x == 0.0f && position_of(w, b).x == 1.0f);
+    // A new length.
+    assert_int_equal(sinew_particle_set_velocity(w, b, sinew_vec2_make(0, 0)), SINEW_OK);
+    sinew_distance_def d;
+    assert_int_equal(sinew_distance_get(w, ab, &d), SINEW_OK);
+    d.rest = 2.0f;
+    assert_int_equal(sinew_distance_set(w, ab, &d), SINEW_OK);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    assert_true(position_of(w, a).x == 0.0f && position_of(w, b).x == 2.0f);
+    // A particle made after the layout was built, then linked in place of the old link.
+    assert_int_equal(sinew_particle_set_velocity(w, b, sinew_vec2_make(0, 0)), SINEW_OK);
+    sinew_particle_id c = make_particle(w, 2, 1, 1.0f);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    assert_int_equal(sinew_distance_destroy(w, ab), SINEW_OK);
+    d = sinew_default_distance_def();
+    d.a = b;
+    d.b = c;
+    d.rest = 0.5f;
+    sinew_distance_id bc;
+    assert_int_equal(sinew_distance_create(w, &d, &bc), SINEW_OK);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK); // each end moves 0.25
+    sinew_vec2 pb = position_of(w, b), pc = position_of(w, c);
+    assert_true(pb.x == 2.0f && pb.y == 0.25f && pc.x == 2.0f && pc.y == 0.75f);
+    // a goes, and c moves into its slot.
+    assert_int_equal(sinew_particle_destroy(w, a), SINEW_OK);
+    assert_int_equal(sinew_particle_set_position(w, c, sinew_vec2_make(2, 1)), SINEW_OK);
+    assert_int_equal(sinew_particle_set_velocity(w, b, sinew_vec2_make(0, 0)), SINEW_OK);
+    assert_int_equal(sinew_particle_set_velocity(w, c, sinew_vec2_make(0, 0)), SINEW_OK);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    pb = position_of(w, b);
+    pc = position_of(w, c);
+    assert_true(pb.x == 2.0f && pb.y == 0.375f && pc.x == 2.0f && pc.y == 0.875f);
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +443,7 @@ int main(void)
         cmocka_unit_test(iteration_history_is_recorded_and_shrinks),
         cmocka_unit_test(diverging_settings_never_spread_nan),
         cmocka_unit_test(jacobi_keeps_momentum_of_an_uneven_chain),
+        cmocka_unit_test(jacobi_follows_changes_between_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,9 +25,19 @@ static int distance_fields(void *kind, sinew__field *f)
     f[4] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t)}; // per block, refreshed on change
     f[5] = (sinew__field){(void **)&d->mode, sizeof(uint8_t)};
     f[6] = (sinew__field){(void **)&d->adj, 2 * sizeof(uint32_t)};    // scratch, rebuilt when dirty
-    f[7] = (sinew__field){(void **)&d->tear, sizeof(float)};
-    f[8] = (sinew__field){(void **)&d->strain, sizeof(float)};
-    return 9;
+    f[7] = (sinew__field){(void **)&d->order, sizeof(uint32_t)};     // Jacobi's layout, rebuilt when dirty
+    f[8] = (sinew__field){(void **)&d->ji, sizeof(int32_t)};
+    f[9] = (sinew__field){(void **)&d->jj, sizeof(int32_t)};
+    f[10] = (sinew__field){(void **)&d->jlo, sizeof(float)};
+    f[11] = (sinew__field){(void **)&d->jhi, sizeof(float)};
+    f[12] = (sinew__field){(void **)&d->jw, sizeof(float)};
+    f[13] = (sinew__field){(void **)&d->by_j, sizeof(uint32_t)};
+    f[14] = (sinew__field){(void **)&d->step_x, sizeof(float)};      // scratch of a Jacobi iteration
+    f[15] = (sinew__field){(void **)&d->step_y, sizeof(float)};
+    f[16] = (sinew__field){(void **)&d->step_lambda, sizeof(float)};
+    f[17] = (sinew__field){(void **)&d->tear, sizeof(float)};
+    f[18] = (sinew__field){(void **)&d->strain, sizeof(float)};
+    return 19;
 }
 
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity)
@@ -150,7 +160,7 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     d->mode[k] = (uint8_t)def->mode;
     d->l.soft_count += is_soft(soft);
     sinew__links_refresh_block(world, &d->l, k);
-    d->adj_dirty = true;
+    d->adj_dirty = d->order_dirty = true;
     return SINEW_OK;
 }
 
@@ -163,7 +173,7 @@ static void remove_at(sinew_world *world, int k)
     sinew__store_remove(&d->store, d, distance_fields, &d->l.count, k);
     sinew__links_refresh_block(world, &d->l, k);
     sinew__links_refresh_block(world, &d->l, last);
-    d->adj_dirty = true;
+    d->adj_dirty = d->order_dirty = true;
 }
 
 static int lookup(const sinew_world *world, sinew_distance_id id)
@@ -231,6 +241,7 @@ sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const 
     d->l.soft[k] = soft;
     d->tear[k] = def->tear_ratio;
     d->mode[k] = (uint8_t)def->mode;
+    d->order_dirty = true; // Jacobi's layout holds lo and hi
     return SINEW_OK;
 }
 

@@ -59,18 +59,18 @@ void sinew__links_begin_substep(sinew__links *l)
 // Scale s of the correction (see the top of the file) from plain values, so that the scalar
 // path and the SIMD lanes run the same arithmetic; updates lambda in the XPBD form.
 SINEW_FORCE_INLINE float correction_scale(float lo, float hi, float stiffness, float compliance, float *restrict lambda,
-                                          float dx, float dy, float wi, float wj, float inv_h2, bool xpbd)
+                                          float dx, float dy, float wij, float inv_h2, bool xpbd)
 {
     float d = sqrtf(dx * dx + dy * dy);
     float clamped = d < lo ? lo : (d > hi ? hi : d);
     float num = d - clamped;
-    float denom = wi + wj;
+    float denom = wij;
     if (xpbd) {
         float a = compliance * inv_h2;
         num += a * *lambda;
         denom += a;
     }
-    // Coincident ends (dx = dy = 0) or total weight 0 (wi = wj = 0): the clamp keeps s finite and
+    // Coincident ends (dx = dy = 0) or total weight 0 (wij = wi + wj = 0): the clamp keeps s finite and
     // the correction, s dx times a weight, is exactly zero. No branch.
     float q = d * denom;
     q = q > SINEW__TINY ? q : SINEW__TINY;
@@ -85,8 +85,8 @@ SINEW_FORCE_INLINE float correction_scale(float lo, float hi, float stiffness, f
 SINEW_FORCE_INLINE float scale_of(const sinew__distance *restrict c, const sinew__softness *restrict f,
                                   float *restrict lambda, float dx, float dy, float wi, float wj, float inv_h2, bool soft)
 {
-    return soft ? correction_scale(c->lo, c->hi, f->stiffness, f->compliance, lambda, dx, dy, wi, wj, inv_h2, true)
-                : correction_scale(c->lo, c->hi, 1.0f, 0.0f, lambda, dx, dy, wi, wj, inv_h2, false);
+    return soft ? correction_scale(c->lo, c->hi, f->stiffness, f->compliance, lambda, dx, dy, wi + wj, inv_h2, true)
+                : correction_scale(c->lo, c->hi, 1.0f, 0.0f, lambda, dx, dy, wi + wj, inv_h2, false);
 }
 
 SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda, float *restrict x,
@@ -264,6 +264,169 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
         accumulate_all(world, l, inv_h2, omega, true);
     } else {
         accumulate_all(world, l, inv_h2, omega, false);
+    }
+}
+
+// Active when the length is outside [lo, hi]: compared squared, no square root.
+SINEW_FORCE_INLINE float active_of(const sinew__distance *restrict c, float dx, float dy)
+{
+    float d2 = dx * dx + dy * dy;
+    return (d2 < c->lo * c->lo) | (d2 > c->hi * c->hi) ? 1.0f : 0.0f;
+}
+
+void sinew__distances_order(sinew_world *world)
+{
+    sinew__distances *d = &world->distances;
+    const sinew__particles *p = &world->particles;
+    uint32_t *restrict ends = p->jacobi_ends;
+    const sinew__distance *restrict c = d->l.c;
+    memset(ends, 0, 2 * sizeof(uint32_t) * (size_t)p->count);
+    for (int k = 0; k < d->l.count; ++k) {
+        ends[2 * c[k].i] += 1u;
+        ends[2 * c[k].j + 1] += 1u;
+    }
+    uint32_t as_i = 0, as_j = 0; // counting sort: each particle's first free place, then its end
+    for (int q = 0; q < p->count; ++q) {
+        const uint32_t ni = ends[2 * q], nj = ends[2 * q + 1];
+        ends[2 * q] = as_i;
+        ends[2 * q + 1] = as_j;
+        as_i += ni;
+        as_j += nj;
+    }
+    for (int k = 0; k < d->l.count; ++k) {
+        const uint32_t m = ends[2 * c[k].i]++;
+        d->order[m] = (uint32_t)k;
+        d->ji[m] = c[k].i;
+        d->jj[m] = c[k].j;
+        d->jlo[m] = c[k].lo;
+        d->jhi[m] = c[k].hi;
+        d->jw[m] = world->particles.w[c[k].i] + world->particles.w[c[k].j];
+    }
+    for (int m = 0; m < d->l.count; ++m) {
+        d->by_j[ends[2 * d->jj[m] + 1]++] = (uint32_t)m;
+    }
+    d->order_dirty = false;
+}
+
+// Links per chunk of the prepare pass: their data is gathered first, then their steps are
+// computed together, then counted. The middle loop reads contiguous arrays, so the compiler
+// vectorises it: four square roots and divisions per instruction.
+#define SINEW__CHUNK 64
+
+SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
+{
+    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
+    float *restrict n = world->particles.inv_n;
+    sinew__distances *d = &world->distances;
+    const int32_t *restrict ji = d->ji, *restrict jj = d->jj;
+    const float *restrict jlo = d->jlo, *restrict jhi = d->jhi;
+    const sinew__softness *restrict f = d->l.soft;
+    const float *restrict lambda = d->l.lambda;
+    const uint32_t *restrict order = d->order;
+    float *restrict step_x = d->step_x, *restrict step_y = d->step_y, *restrict step_lambda = d->step_lambda;
+    const int count = d->l.count;
+    for (int m0 = 0; m0 < count; m0 += SINEW__CHUNK) {
+        const int len = count - m0 < SINEW__CHUNK ? count - m0 : SINEW__CHUNK;
+        float dx[SINEW__CHUNK], dy[SINEW__CHUNK];
+        float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK], active[SINEW__CHUNK];
+        for (int l = 0; l < len; ++l) {
+            const int i = ji[m0 + l], j = jj[m0 + l];
+            dx[l] = x[j] - x[i];
+            dy[l] = y[j] - y[i];
+            if (soft) {
+                const uint32_t k = order[m0 + l];
+                stiffness[l] = f[k].stiffness;
+                compliance[l] = f[k].compliance;
+                step_lambda[m0 + l] = lambda[k];
+            }
+        }
+        const float *restrict lo = &jlo[m0], *restrict hi = &jhi[m0], *restrict wij = &d->jw[m0];
+        for (int l = 0; l < len; ++l) {
+            const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &step_lambda[m0 + l],
+                                                    dx[l], dy[l], wij[l], inv_h2, true)
+                                 : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, dx[l], dy[l], wij[l], inv_h2, false);
+            step_x[m0 + l] = s * dx[l];
+            step_y[m0 + l] = s * dy[l];
+            // Active when the length is outside [lo, hi]: compared squared, no square root.
+            const float d2 = dx[l] * dx[l] + dy[l] * dy[l];
+            active[l] = (d2 < lo[l] * lo[l]) | (d2 > hi[l] * hi[l]) ? 1.0f : 0.0f;
+        }
+        for (int l = 0; l < len; ++l) {
+            n[ji[m0 + l]] += active[l];
+            n[jj[m0 + l]] += active[l];
+        }
+    }
+}
+
+void sinew__distances_prepare(sinew_world *world, float inv_h2)
+{
+    if (world->distances.l.soft_count > 0) {
+        prepare_all(world, inv_h2, true);
+    } else {
+        prepare_all(world, inv_h2, false);
+    }
+}
+
+// Each particle sums its own terms, so nothing is written twice and no sum lives in memory: first
+// its links as i end (the next places in order), then as j end (the next entries of by_j). A
+// link's terms at its two ends are min(1 / n_i, 1 / n_j) s (dx, dy), equal and opposite; each end
+// multiplies its sum by omega and its weight. Sums are kept in double: a handful of float terms
+// add up exactly, so the result does not depend on the order the links were made in.
+SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scattered, bool soft)
+{
+    sinew__particles *p = &world->particles;
+    float *restrict x = p->x, *restrict y = p->y;
+    const float *restrict w = p->w;
+    const float *restrict inv_n = p->inv_n;
+    sinew__jacobi_sum *restrict acc = p->acc;
+    const uint32_t *restrict ends = p->jacobi_ends;
+    const sinew__distances *d = &world->distances;
+    const int32_t *restrict ji = d->ji, *restrict jj = d->jj;
+    const uint32_t *restrict by_j = d->by_j, *restrict order = d->order;
+    const float *restrict step_x = d->step_x, *restrict step_y = d->step_y, *restrict step_lambda = d->step_lambda;
+    float *restrict lambda = d->l.lambda;
+    const int count = p->count;
+    uint32_t m = 0, e = 0;
+    for (int q = 0; q < count; ++q) {
+        double sx = 0.0, sy = 0.0;
+        const float inv_q = inv_n[q];
+        for (; m < ends[2 * q]; ++m) {
+            const float inv_j = inv_n[jj[m]];
+            const float t = inv_q < inv_j ? inv_q : inv_j;
+            sx += (double)(t * step_x[m]);
+            sy += (double)(t * step_y[m]);
+            if (soft) { // lambda takes the part of its step that is applied
+                lambda[order[m]] += omega * t * (step_lambda[m] - lambda[order[m]]);
+            }
+        }
+        for (; e < ends[2 * q + 1]; ++e) {
+            const uint32_t mj = by_j[e];
+            const float inv_i = inv_n[ji[mj]];
+            const float t = inv_q < inv_i ? inv_q : inv_i;
+            sx -= (double)(t * step_x[mj]);
+            sy -= (double)(t * step_y[mj]);
+        }
+        const double scale = (double)(omega * w[q]);
+        sx *= scale;
+        sy *= scale;
+        if (scattered) {
+            sx += acc[q].dx;
+            sy += acc[q].dy;
+            acc[q].dx = acc[q].dy = 0.0;
+        }
+        x[q] += (float)sx;
+        y[q] += (float)sy;
+    }
+}
+
+void sinew__distances_gather(sinew_world *world, float omega, bool scattered)
+{
+    if (world->distances.l.soft_count > 0) {
+        gather_all(world, omega, scattered, true);
+    } else if (scattered) {
+        gather_all(world, omega, true, false);
+    } else {
+        gather_all(world, omega, false, false);
     }
 }
 

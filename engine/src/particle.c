@@ -35,7 +35,7 @@ static int particle_fields(void *kind, sinew__field *f)
         {(void **)&p->cell_data, sizeof(sinew__cell_particle)},
         {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
         {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->dx_pre, sizeof(float)},
-        {(void **)&p->dy_pre, sizeof(float)},
+        {(void **)&p->dy_pre, sizeof(float)},    {(void **)&p->jacobi_ends, 2 * sizeof(uint32_t)},
     };
     memcpy(f, fields, sizeof fields);
     return (int)(sizeof fields / sizeof fields[0]);
@@ -108,6 +108,8 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->mu_k[i] = sqrtf(def->kinetic_friction);
     p->cell_of[i] = UINT32_MAX;
     p->link_start[i] = p->link_n[i] = 0u;
+    // No links: its ranges in Jacobi's layout are empty, at the end.
+    p->jacobi_ends[2 * i] = p->jacobi_ends[2 * i + 1] = (uint32_t)world->distances.l.count;
     world->grid.valid = world->grid.fresh = false;
     memset(&p->acc[i], 0, sizeof p->acc[i]);
     memset(&p->acc2[i], 0, sizeof p->acc2[i]);
@@ -133,7 +135,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
     sinew__angles_remove_particle(world, i, last);
     sinew__store_remove(&p->store, p, particle_fields, &p->count, i);
     world->grid.valid = world->grid.fresh = false;
-    world->distances.adj_dirty = true;
+    world->distances.adj_dirty = world->distances.order_dirty = true;
     return SINEW_OK;
 }
 
@@ -241,6 +243,7 @@ sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id,
     }
     world->particles.w[i] = weight;
     world->distances.blocks_dirty = true; // independence of blocks counts movable particles only
+    world->distances.order_dirty = true;  // Jacobi's layout holds the links' weight sums
     return SINEW_OK;
 }
 

@@ -242,12 +242,13 @@ void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool s
     }
 }
 
-void sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega)
+bool sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
     const float *w = world->particles.w;
     sinew__jacobi_sum *acc = world->particles.acc;
+    bool moves = false;
     for (int k = 0; k < p->count; ++k) {
         const sinew__pin *c = &p->c[k];
         float lam[2] = {p->lambda[2 * k], p->lambda[2 * k + 1]};
@@ -259,7 +260,9 @@ void sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega)
         acc[c->i].dy += (double)(f * cy);
         p->lambda[2 * k] += f * (lam[0] - p->lambda[2 * k]);
         p->lambda[2 * k + 1] += f * (lam[1] - p->lambda[2 * k + 1]);
+        moves |= w[c->i] > 0.0f;
     }
+    return moves;
 }
 
 void sinew__pins_count_active(sinew_world *world)

@@ -90,6 +90,7 @@ typedef struct sinew__particles {
     struct sinew__cell_particle *cell_data; // what the contact search reads, in `sorted` order
     uint32_t *colors;    // Gauss-Seidel colour bits of the contacts on the particle
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
+    uint32_t *jacobi_ends; // 2 per particle: where its links end in distances.order (as i end), by_j (j end)
     float *dx_pre, *dy_pre; // displacement before the solve of the sub-step (contact velocity pass)
     sinew__jacobi_sum *acc;
     sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
@@ -128,10 +129,19 @@ typedef struct sinew__distances {
     sinew__links l;
     uint8_t *mode;          // sinew_distance_mode, cold
     uint32_t *adj;          // 2 per distance: linked neighbours by particle (skip_linked_pairs)
+    // Jacobi's layout, by place m: the links sorted by their i particle, so that both passes of an
+    // iteration walk the particles in order (see sinew__distances_prepare). Rebuilt when order_dirty.
+    uint32_t *order;        // place m -> link k
+    int32_t *ji, *jj;       // the two particles
+    float *jlo, *jhi;       // the allowed lengths
+    float *jw;              // the sum of the two weights
+    uint32_t *by_j;         // the places sorted by their j particle
+    float *step_x, *step_y, *step_lambda; // scratch of an iteration
     float *tear;            // tear ratio, 0 = never
     float *strain;          // length / rest, smoothed over steps (tearable ones)
     int tearable;           // how many have a tear ratio
     bool adj_dirty;         // adj must be rebuilt before the next contact search
+    bool order_dirty;       // links or weights changed since Jacobi's layout was built
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
 } sinew__distances;
 
@@ -347,6 +357,14 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 // Counts, into particles.inv_n (not yet inverted), the links that will correct each particle
 // this iteration: those outside their allowed range.
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
+// Jacobi for the distance constraints, in two passes. sinew__distances_prepare computes each
+// link's step and counts the active ones into inv_n, as sinew__links_count_active does; once every
+// kind is counted and inv_n inverted, sinew__distances_gather moves each particle by the steps of
+// its links (and by acc, which it clears, when `scattered`: other kinds summed into it).
+// sinew__distances_order builds their layout.
+void sinew__distances_order(sinew_world *world);
+void sinew__distances_prepare(sinew_world *world, float inv_h2);
+void sinew__distances_gather(sinew_world *world, float omega, bool scattered);
 void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);
 // Recomputes the block flag of the block holding link k; or of every block.
@@ -373,7 +391,8 @@ void sinew__pins_free(sinew_world *world);
 void sinew__pins_begin_step(sinew_world *world);
 void sinew__pins_move_kinematic(sinew_world *world, float fraction);
 void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool shuffled);
-void sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega);
+// Returns false when every pin is kinematic (its correction is zero: acc is left as it was).
+bool sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega);
 void sinew__pins_count_active(sinew_world *world);
 void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_sq);
 void sinew__pins_begin_substep(sinew_world *world);
