@@ -32,8 +32,8 @@ typedef enum sinew_gs_order {
 typedef enum sinew_kind {
     SINEW_KIND_DISTANCE = 0, ///< distance constraints
     SINEW_KIND_PIN = 1,      ///< pin/target constraints
-    SINEW_KIND_CONTACT = 2,  ///< particle-particle contacts, made each sub-step
-    SINEW_KIND_COLLIDER = 3, ///< particle-collider contacts, made each sub-step
+    SINEW_KIND_CONTACT = 2,  ///< particle-particle contacts, made each step or sub-step (docs/collisions.md)
+    SINEW_KIND_COLLIDER = 3, ///< particle-collider contacts, made each step or sub-step
     SINEW_KIND_AREA = 4,     ///< area (2D volume) constraints
     SINEW_KIND_ANGLE = 5,    ///< angle constraints
     SINEW_KIND_COUNT
