@@ -493,17 +493,21 @@ static void emit(sinew_world *world, int i, const sinew__collider *c, const plan
     q->collider[k] = (int32_t)(c - world->colliders.c);
 }
 
+// How far particle i moved in this sub-step (m).
+static float moved_of(const sinew__particles *p, int i)
+{
+    return sinew_vec2_length(sinew_vec2_sub(sinew_vec2_make(p->x[i], p->y[i]), sinew_vec2_make(p->px[i], p->py[i])));
+}
+
 // The contact plane of particle i against collider c at the current positions: a particle that
 // moved more than its radius in this sub-step could have skipped a thin collider, and is swept
 // from where the sub-step began.
-static bool find_plane(const sinew_world *world, int i, const sinew__collider *c, float margin, plane_hit *hit)
+static bool find_plane(const sinew__particles *p, int i, float moved, const sinew__collider *c, float margin,
+                       plane_hit *hit)
 {
-    const sinew__particles *p = &world->particles;
     const sinew_vec2 at = {p->x[i], p->y[i]}, from = {p->px[i], p->py[i]};
     const float r = p->radius[i];
-    const float moved2 = sinew_vec2_length_sq(sinew_vec2_sub(at, from));
-    const bool fast = moved2 > r * r;
-    return (fast && sweep(c, from, at, r, hit)) || contact(c, at, r, margin, hit);
+    return (moved > r && sweep(c, from, at, r, hit)) || contact(c, at, r, margin, hit);
 }
 
 void sinew__planes_find(sinew_world *world, float margin)
@@ -519,9 +523,9 @@ void sinew__planes_find(sinew_world *world, float margin)
         if ((p->flags[i] & SINEW_PARTICLE_COLLIDES) == 0u || p->w[i] == 0.0f) {
             continue; // immovable particles need no collider contact
         }
-        const sinew_vec2 at = {p->x[i], p->y[i]}, from = {p->px[i], p->py[i]};
+        const sinew_vec2 at = {p->x[i], p->y[i]};
         const float r = p->radius[i];
-        const float moved = sinew_vec2_length(sinew_vec2_sub(at, from));
+        const float moved = moved_of(p, i);
         // What the polygon bound test must allow for: the reach, the margin, and a sweep.
         const float reach = (r + (moved > r ? moved : 0.0f)) * SINEW__CONTACT_REACH + margin;
         for (int k = 0; k < cs->count; ++k) {
@@ -534,7 +538,7 @@ void sinew__planes_find(sinew_world *world, float margin)
                 continue;
             }
             plane_hit hit;
-            if (find_plane(world, i, c, margin, &hit)) {
+            if (find_plane(p, i, moved, c, margin, &hit)) {
                 emit(world, i, c, &hit);
             }
         }
@@ -548,7 +552,8 @@ void sinew__planes_refresh(sinew_world *world)
     for (int m = 0; m < q->count; ++m) {
         const sinew__collider *c = &cs[q->collider[m]];
         plane_hit hit;
-        if (c->type != SINEW_COLLIDER_PLANE && find_plane(world, q->c[m].i, c, INFINITY, &hit)) {
+        const int i = q->c[m].i;
+        if (c->type != SINEW_COLLIDER_PLANE && find_plane(&world->particles, i, moved_of(&world->particles, i), c, INFINITY, &hit)) {
             q->c[m].nx = hit.nx;
             q->c[m].ny = hit.ny;
             q->c[m].offset = hit.offset;

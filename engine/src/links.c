@@ -267,11 +267,11 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
     }
 }
 
-// Active when the length is outside [lo, hi]: compared squared, no square root.
-SINEW_FORCE_INLINE float active_of(const sinew__distance *restrict c, float dx, float dy)
+// 1 when the length of (dx, dy) is outside [lo, hi], else 0: compared squared, no square root.
+SINEW_FORCE_INLINE float active_of(float lo, float hi, float dx, float dy)
 {
-    float d2 = dx * dx + dy * dy;
-    return (d2 < c->lo * c->lo) | (d2 > c->hi * c->hi) ? 1.0f : 0.0f;
+    const float d2 = dx * dx + dy * dy;
+    return (d2 < lo * lo) | (d2 > hi * hi) ? 1.0f : 0.0f;
 }
 
 void sinew__distances_order(sinew_world *world)
@@ -300,7 +300,7 @@ void sinew__distances_order(sinew_world *world)
         d->jj[m] = c[k].j;
         d->jlo[m] = c[k].lo;
         d->jhi[m] = c[k].hi;
-        d->jw[m] = world->particles.w[c[k].i] + world->particles.w[c[k].j];
+        d->jw[m] = p->w[c[k].i] + p->w[c[k].j];
     }
     for (int m = 0; m < d->l.count; ++m) {
         d->by_j[ends[2 * d->jj[m] + 1]++] = (uint32_t)m;
@@ -347,9 +347,7 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
                                  : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, dx[l], dy[l], wij[l], inv_h2, false);
             step_x[m0 + l] = s * dx[l];
             step_y[m0 + l] = s * dy[l];
-            // Active when the length is outside [lo, hi]: compared squared, no square root.
-            const float d2 = dx[l] * dx[l] + dy[l] * dy[l];
-            active[l] = (d2 < lo[l] * lo[l]) | (d2 > hi[l] * hi[l]) ? 1.0f : 0.0f;
+            active[l] = active_of(lo[l], hi[l], dx[l], dy[l]);
         }
         for (int l = 0; l < len; ++l) {
             n[ji[m0 + l]] += active[l];
@@ -436,11 +434,8 @@ void sinew__links_count_active(sinew_world *world, const sinew__links *d)
     float *restrict n = world->particles.inv_n;
     const sinew__distance *restrict c = d->c;
     for (int k = 0; k < d->count; ++k) {
-        // Active when the length is outside [lo, hi]: compared squared, no square root.
         const int i = c[k].i, j = c[k].j;
-        float dx = x[j] - x[i], dy = y[j] - y[i];
-        float d2 = dx * dx + dy * dy;
-        float active = (d2 < c[k].lo * c[k].lo) | (d2 > c[k].hi * c[k].hi) ? 1.0f : 0.0f;
+        const float active = active_of(c[k].lo, c[k].hi, x[j] - x[i], y[j] - y[i]);
         n[i] += active;
         n[j] += active;
     }

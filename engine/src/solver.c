@@ -254,7 +254,9 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     // beyond its displacement (see sinew__grid_build). The solver's own pushes are left to the
     // contact reach's slack.
     const float ahead_t = h * (float)(solver.substeps - 1);
-    const float extra = 0.5f * (sinew_vec2_length(world->gravity) + sinew__particles_max_accel(world)) * ahead_t * ahead_t;
+    const float extra = solver.substeps > 1 ? 0.5f * (sinew_vec2_length(world->gravity) + sinew__particles_max_accel(world)) *
+                                                  ahead_t * ahead_t
+                                            : 0.0f;
 
     for (int s = 0; s < solver.substeps; ++s) {
         sinew__particles_integrate(world, h, damp * (h / world->h_prev));
