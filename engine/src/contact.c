@@ -287,15 +287,146 @@ static void response_solve(response_lanes *restrict v)
     }
 }
 
+// Gathers `count` contacts from `from` (the other lanes get harmless zeros) and solves them.
+static void response_gather_solve(response_lanes *restrict v, const sinew__contacts *restrict k,
+                                  const sinew__particles *restrict p, int from, int count)
+{
+    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
+    const float *restrict dx = p->dx, *restrict dy = p->dy, *restrict dx0 = p->dx_pre, *restrict dy0 = p->dy_pre;
+    for (int l = 0; l < count; ++l) {
+        const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
+        v->ex[l] = x[j] - x[i];
+        v->ey[l] = y[j] - y[i];
+        v->o0x[l] = px[j] - px[i];
+        v->o0y[l] = py[j] - py[i];
+        v->sum[l] = k->l.c[from + l].lo;
+        v->r0x[l] = dx0[j] - dx0[i];
+        v->r0y[l] = dy0[j] - dy0[i];
+        v->rx[l] = dx[j] - dx[i];
+        v->ry[l] = dy[j] - dy[i];
+        v->mu_s[l] = k->mu_s[from + l];
+        v->mu_k[l] = k->mu_k[from + l];
+    }
+    for (int l = count; l < SINEW__LANES; ++l) {
+        v->ex[l] = v->ey[l] = v->o0x[l] = v->o0y[l] = v->sum[l] = v->r0x[l] = v->r0y[l] = v->rx[l] = v->ry[l] = 0.0f;
+        v->mu_s[l] = v->mu_k[l] = 0.0f;
+    }
+    response_solve(v);
+}
+
+#if SINEW__X86
+#include <immintrin.h>
+
+// A whole block of SINEW__LANES contacts (from `from`, sharing no movable particle unless
+// Jacobi) in AVX2 registers: the gathers of response_gather_solve, response_solve and the writes
+// of respond_kernel, with the same IEEE operations in the same order, so both paths give the same
+// bits. max_ps(a, 0) and min_ps(a, 1) are `a > 0 ? a : 0` and `a < 1 ? a : 1`, NaN included.
+SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
+                                           bool jacobi)
+{
+    const sinew__distance *restrict c = &k->l.c[from];
+    const __m256i stride = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28); // sinew__distance: 4 words
+    const __m256i i = _mm256_i32gather_epi32(&c->i, stride, 4), j = _mm256_i32gather_epi32(&c->j, stride, 4);
+    const __m256 sum = _mm256_i32gather_ps(&c->lo, stride, 4);
+    const __m256 xi = _mm256_i32gather_ps(p->x, i, 4), xj = _mm256_i32gather_ps(p->x, j, 4);
+    const __m256 yi = _mm256_i32gather_ps(p->y, i, 4), yj = _mm256_i32gather_ps(p->y, j, 4);
+    const __m256 dxi = _mm256_i32gather_ps(p->dx, i, 4), dxj = _mm256_i32gather_ps(p->dx, j, 4);
+    const __m256 dyi = _mm256_i32gather_ps(p->dy, i, 4), dyj = _mm256_i32gather_ps(p->dy, j, 4);
+#define SINEW__DIFF(a) _mm256_sub_ps(_mm256_i32gather_ps((a), j, 4), _mm256_i32gather_ps((a), i, 4))
+    const __m256 o0x = SINEW__DIFF(p->px), o0y = SINEW__DIFF(p->py);
+    const __m256 r0x = SINEW__DIFF(p->dx_pre), r0y = SINEW__DIFF(p->dy_pre);
+#undef SINEW__DIFF
+    const __m256 ex = _mm256_sub_ps(xj, xi), ey = _mm256_sub_ps(yj, yi);
+    const __m256 rx = _mm256_sub_ps(dxj, dxi), ry = _mm256_sub_ps(dyj, dyi);
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), guard = _mm256_set1_ps(SINEW__GUARD);
+    // response_solve: the normal.
+    const __m256 e2 = _mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey));
+    const __m256 inv_d = _mm256_div_ps(one, _mm256_sqrt_ps(_mm256_add_ps(e2, guard)));
+    const __m256 nx = _mm256_mul_ps(ex, inv_d), ny = _mm256_mul_ps(ey, inv_d);
+    // sinew__contact_response.
+    const __m256 before = _mm256_add_ps(_mm256_mul_ps(r0x, nx), _mm256_mul_ps(r0y, ny));
+    const __m256 after = _mm256_add_ps(_mm256_mul_ps(rx, nx), _mm256_mul_ps(ry, ny));
+    const __m256 push = _mm256_max_ps(_mm256_sub_ps(after, before), zero);
+    const __m256 excess = _mm256_max_ps(_mm256_sub_ps(after, _mm256_max_ps(before, zero)), zero);
+    const __m256 tx = _mm256_sub_ps(rx, _mm256_mul_ps(after, nx)), ty = _mm256_sub_ps(ry, _mm256_mul_ps(after, ny));
+    const __m256 t = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(tx, tx), _mm256_mul_ps(ty, ty)));
+    const __m256 kinetic = _mm256_min_ps(
+        _mm256_div_ps(_mm256_mul_ps(_mm256_loadu_ps(&k->mu_k[from]), push), _mm256_add_ps(t, guard)), one);
+    const __m256 holds = _mm256_cmp_ps(t, _mm256_mul_ps(_mm256_loadu_ps(&k->mu_s[from]), push), _CMP_LT_OQ);
+    const __m256 neg_f = _mm256_xor_ps(_mm256_blendv_ps(kinetic, one, holds), _mm256_set1_ps(-0.0f));
+    const __m256 fx = _mm256_mul_ps(neg_f, tx), fy = _mm256_mul_ps(neg_f, ty);
+    const __m256 vx = _mm256_sub_ps(fx, _mm256_mul_ps(excess, nx)), vy = _mm256_sub_ps(fy, _mm256_mul_ps(excess, ny));
+    // in_play.
+    const __m256 bx = _mm256_add_ps(o0x, r0x), by = _mm256_add_ps(o0y, r0y);
+    const __m256 touch = _mm256_mul_ps(sum, _mm256_set1_ps(1.0f + SINEW__TOUCH_SLACK));
+    const __m256 overlapped =
+        _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(sum, sum), _CMP_LT_OQ);
+    const __m256 touching = _mm256_cmp_ps(e2, _mm256_mul_ps(touch, touch), _CMP_LT_OQ);
+    const __m256 play = _mm256_and_ps(_mm256_or_ps(overlapped, touching), one);
+    // respond_kernel's writes.
+    __m256 si = _mm256_mul_ps(play, _mm256_loadu_ps(&k->share_i[from]));
+    __m256 sj = _mm256_mul_ps(play, _mm256_loadu_ps(&k->share_j[from]));
+    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+    _mm256_storeu_si256((__m256i *)ii, i);
+    _mm256_storeu_si256((__m256i *)jj, j);
+    float out[8][SINEW__LANES];
+    if (jacobi) {
+        const __m256 share =
+            _mm256_min_ps(_mm256_i32gather_ps(p->inv_n, i, 4), _mm256_i32gather_ps(p->inv_n, j, 4));
+        si = _mm256_mul_ps(si, share);
+        sj = _mm256_mul_ps(sj, share);
+        _mm256_storeu_ps(out[0], _mm256_mul_ps(si, vx));
+        _mm256_storeu_ps(out[1], _mm256_mul_ps(si, vy));
+        _mm256_storeu_ps(out[2], _mm256_mul_ps(sj, vx));
+        _mm256_storeu_ps(out[3], _mm256_mul_ps(sj, vy));
+        _mm256_storeu_ps(out[4], _mm256_mul_ps(si, fx));
+        _mm256_storeu_ps(out[5], _mm256_mul_ps(si, fy));
+        _mm256_storeu_ps(out[6], _mm256_mul_ps(sj, fx));
+        _mm256_storeu_ps(out[7], _mm256_mul_ps(sj, fy));
+        sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            acc[ii[l]].dx -= (double)out[0][l];
+            acc[ii[l]].dy -= (double)out[1][l];
+            acc[jj[l]].dx += (double)out[2][l];
+            acc[jj[l]].dy += (double)out[3][l];
+            acc2[ii[l]].dx -= (double)out[4][l];
+            acc2[ii[l]].dy -= (double)out[5][l];
+            acc2[jj[l]].dx += (double)out[6][l];
+            acc2[jj[l]].dy += (double)out[7][l];
+        }
+        return;
+    }
+    // No movable particle twice in the block: each lane's new values are its gathered ones
+    // changed (an immovable one, shared or not, has a share of 0 and keeps its value).
+    _mm256_storeu_ps(out[0], _mm256_sub_ps(dxi, _mm256_mul_ps(si, vx)));
+    _mm256_storeu_ps(out[1], _mm256_sub_ps(dyi, _mm256_mul_ps(si, vy)));
+    _mm256_storeu_ps(out[2], _mm256_add_ps(dxj, _mm256_mul_ps(sj, vx)));
+    _mm256_storeu_ps(out[3], _mm256_add_ps(dyj, _mm256_mul_ps(sj, vy)));
+    _mm256_storeu_ps(out[4], _mm256_sub_ps(xi, _mm256_mul_ps(si, fx)));
+    _mm256_storeu_ps(out[5], _mm256_sub_ps(yi, _mm256_mul_ps(si, fy)));
+    _mm256_storeu_ps(out[6], _mm256_add_ps(xj, _mm256_mul_ps(sj, fx)));
+    _mm256_storeu_ps(out[7], _mm256_add_ps(yj, _mm256_mul_ps(sj, fy)));
+    float *restrict x = p->x, *restrict y = p->y, *restrict dx = p->dx, *restrict dy = p->dy;
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        dx[ii[l]] = out[0][l];
+        dy[ii[l]] = out[1][l];
+        dx[jj[l]] = out[2][l];
+        dy[jj[l]] = out[3][l];
+        x[ii[l]] = out[4][l];
+        y[ii[l]] = out[5][l];
+        x[jj[l]] = out[6][l];
+        y[jj[l]] = out[7][l];
+    }
+}
+#endif
+
 SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
 {
     const sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
     float *restrict x = p->x, *restrict y = p->y, *restrict dx = p->dx, *restrict dy = p->dy;
-    const float *restrict dx0 = p->dx_pre, *restrict dy0 = p->dy_pre, *restrict inv_n = p->inv_n;
-    const float *restrict px = p->px, *restrict py = p->py;
+    const float *restrict inv_n = p->inv_n;
     const float *restrict share_i = k->share_i, *restrict share_j = k->share_j;
-    const float *restrict mu_s = k->mu_s, *restrict mu_k = k->mu_k;
     sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
     const int n = k->l.count;
     for (int first = 0; first < n; first += SINEW__LANES) {
@@ -306,26 +437,14 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
         const int groups = together ? 1 : lanes;
         for (int g = 0; g < groups; ++g) {
             const int from = together ? first : first + g, count = together ? SINEW__LANES : 1;
+#if SINEW__X86
+            if (together && world->avx2) {
+                respond_block_avx2(p, k, from, jacobi);
+                continue;
+            }
+#endif
             response_lanes v;
-            for (int l = 0; l < count; ++l) {
-                const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
-                v.ex[l] = x[j] - x[i];
-                v.ey[l] = y[j] - y[i];
-                v.o0x[l] = px[j] - px[i];
-                v.o0y[l] = py[j] - py[i];
-                v.sum[l] = k->l.c[from + l].lo;
-                v.r0x[l] = dx0[j] - dx0[i];
-                v.r0y[l] = dy0[j] - dy0[i];
-                v.rx[l] = dx[j] - dx[i];
-                v.ry[l] = dy[j] - dy[i];
-                v.mu_s[l] = mu_s[from + l];
-                v.mu_k[l] = mu_k[from + l];
-            }
-            for (int l = count; l < SINEW__LANES; ++l) { // unused lanes: harmless zeros
-                v.ex[l] = v.ey[l] = v.o0x[l] = v.o0y[l] = v.sum[l] = v.r0x[l] = v.r0y[l] = v.rx[l] = v.ry[l] = 0.0f;
-                v.mu_s[l] = v.mu_k[l] = 0.0f;
-            }
-            response_solve(&v);
+            response_gather_solve(&v, k, p, from, count);
             for (int l = 0; l < count; ++l) {
                 const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
                 float si = v.play[l] * share_i[from + l], sj = v.play[l] * share_j[from + l];

@@ -13,6 +13,16 @@
 #define SINEW_FORCE_INLINE static inline
 #endif
 
+// x86-64 with GCC or Clang: the hottest kernels also exist compiled for AVX2 (functions marked
+// SINEW__AVX2), used when the CPU has it (world->avx2). Both paths run the same IEEE operations in
+// the same order, with no FMA, so they give the same bits: results do not depend on the CPU.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SINEW__X86 1
+#define SINEW__AVX2 __attribute__((target("avx2")))
+#else
+#define SINEW__X86 0
+#endif
+
 // Id pool: maps stable ids {slot + 1, generation} to dense indices of a store.
 typedef struct sinew__id_pool {
     void *block;
@@ -277,6 +287,7 @@ struct sinew_world {
     uint64_t step_count;
 
     bool skip_linked_pairs;
+    bool avx2; // the AVX2 kernels may run (the CPU has AVX2); tests clear it to compare the paths
 
     sinew__particles particles;
     sinew__distances distances;
