@@ -106,8 +106,8 @@ SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sin
 // The eight square roots and divides have no dependency on one another, so the CPU overlaps
 // them (they are the expensive part); a sweep of single projections chains each one behind the
 // last store. Every lane computes exactly what project_one would: results do not depend on the
-// path taken. (Explicit SIMD was measured slower: building vectors from gathered scalars costs
-// more shuffles or store-forwarding stalls than the divider time it saves.)
+// path taken. On x86-64 with AVX2, rigid blocks run project_block_avx2 instead, which gathers with
+// the gather instructions (building vectors from scalars costs more than it saves).
 typedef struct block {
     int i[SINEW__LANES], j[SINEW__LANES];
     float dx[SINEW__LANES], dy[SINEW__LANES], wi[SINEW__LANES], wj[SINEW__LANES], s[SINEW__LANES];
@@ -146,6 +146,70 @@ SINEW_FORCE_INLINE void project_block(const sinew__distance *restrict c, const s
     }
 }
 
+#if SINEW__X86
+#include <immintrin.h>
+
+// project_block for rigid links (stiffness 1, compliance 0) in AVX2 registers: the same IEEE
+// operations in the same order as correction_scale and project_block, so the same bits. The
+// blends and max_ps reproduce the clamps' selects, NaN included.
+SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
+                                           const float *restrict w)
+{
+    // The eight links {i, j, lo, hi}, transposed: unpacking yields lanes 0 2 4 6 1 3 5 7, which
+    // `order` puts back.
+    const __m256i *restrict v = (const __m256i *)c;
+    const __m256i c01 = _mm256_loadu_si256(v), c23 = _mm256_loadu_si256(v + 1);
+    const __m256i c45 = _mm256_loadu_si256(v + 2), c67 = _mm256_loadu_si256(v + 3);
+    const __m256i ij_lo = _mm256_unpacklo_epi32(c01, c23), ij_hi = _mm256_unpacklo_epi32(c45, c67);
+    const __m256i lh_lo = _mm256_unpackhi_epi32(c01, c23), lh_hi = _mm256_unpackhi_epi32(c45, c67);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    const __m256i i = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(ij_lo, ij_hi), order);
+    const __m256i j = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(ij_lo, ij_hi), order);
+    const __m256 lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(lh_lo, lh_hi), order));
+    const __m256 hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(lh_lo, lh_hi), order));
+    const __m256 xi = _mm256_i32gather_ps(x, i, 4), xj = _mm256_i32gather_ps(x, j, 4);
+    const __m256 yi = _mm256_i32gather_ps(y, i, 4), yj = _mm256_i32gather_ps(y, j, 4);
+    const __m256 wi = _mm256_i32gather_ps(w, i, 4), wj = _mm256_i32gather_ps(w, j, 4);
+    const __m256 dx = _mm256_sub_ps(xj, xi), dy = _mm256_sub_ps(yj, yi);
+    const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)));
+    const __m256 upper = _mm256_blendv_ps(d, hi, _mm256_cmp_ps(d, hi, _CMP_GT_OQ));
+    const __m256 clamped = _mm256_blendv_ps(upper, lo, _mm256_cmp_ps(d, lo, _CMP_LT_OQ));
+    const __m256 q = _mm256_max_ps(_mm256_mul_ps(d, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
+    const __m256 s = _mm256_div_ps(_mm256_sub_ps(d, clamped), q);
+    const __m256 si = _mm256_mul_ps(wi, s), sj = _mm256_mul_ps(wj, s);
+    float out[4][SINEW__LANES];
+    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+    _mm256_storeu_ps(out[0], _mm256_add_ps(xi, _mm256_mul_ps(si, dx)));
+    _mm256_storeu_ps(out[1], _mm256_add_ps(yi, _mm256_mul_ps(si, dy)));
+    _mm256_storeu_ps(out[2], _mm256_sub_ps(xj, _mm256_mul_ps(sj, dx)));
+    _mm256_storeu_ps(out[3], _mm256_sub_ps(yj, _mm256_mul_ps(sj, dy)));
+    _mm256_storeu_si256((__m256i *)ii, i);
+    _mm256_storeu_si256((__m256i *)jj, j);
+    // No movable particle twice in the block; an immovable one keeps its value (w s dx = 0).
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        x[ii[l]] = out[0][l];
+        y[ii[l]] = out[1][l];
+        x[jj[l]] = out[2][l];
+        y[jj[l]] = out[3][l];
+    }
+}
+#endif
+
+// One free block: the AVX2 kernel for rigid links where it may run.
+SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, const sinew__softness *restrict f,
+                                           float *restrict lambda, float *restrict x, float *restrict y,
+                                           const float *restrict w, float inv_h2, bool soft, bool avx2)
+{
+#if SINEW__X86
+    if (avx2 && !soft) {
+        project_block_avx2(c, x, y, w);
+        return;
+    }
+#endif
+    (void)avx2;
+    project_block(c, f, lambda, x, y, w, inv_h2, soft);
+}
+
 // One Gauss-Seidel sweep, specialised at compile time on the XPBD flag.
 SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float inv_h2, bool backward, bool shuffled,
                                       bool soft)
@@ -158,6 +222,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
     const uint8_t *restrict block_free = d->block_free;
     const int n = d->count;
     const int blocks = (n + SINEW__LANES - 1) / SINEW__LANES;
+    const bool avx2 = world->avx2;
     if (shuffled) {
         const uint32_t *restrict perm = d->perm;
         for (int k = 0; k < n; ++k) {
@@ -168,7 +233,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
         for (int b = blocks - 1; b >= 0; --b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft);
+                project_free_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft, avx2);
                 continue;
             }
             const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
@@ -180,7 +245,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
         for (int b = 0; b < blocks; ++b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft);
+                project_free_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft, avx2);
                 continue;
             }
             const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
