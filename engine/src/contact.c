@@ -105,52 +105,119 @@ static bool reserve(sinew_world *world, int count, int more)
     return cap >= 0 && contacts_resize(world, cap) == SINEW_OK;
 }
 
-// Tests particle a against particles sorted[from .. to) and appends the contacts. A dense pile
-// makes the test a coin flip, so each pair is written unconditionally and the count moves on by
-// the outcome (no branch to mispredict). Room for to - from contacts must have been reserved.
-SINEW_FORCE_INLINE int pair_range(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to, bool color)
+// Tests the particle at place qa of the cell arrays against places [from, to) and appends the
+// contacts. A dense pile makes the test a coin flip, so each pair is written unconditionally and
+// the count moves on by the outcome (no branch to mispredict). Room for to - from contacts must
+// have been reserved.
+SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to)
 {
     const sinew__particles *p = &world->particles;
-    const sinew__cell_particle *restrict data = p->cell_data;
-    uint32_t *restrict colors = p->colors;
-    sinew__contacts *k = &world->contacts;
-    sinew__distance *restrict found = k->found;
-    uint8_t *restrict found_color = k->found_color;
-    const sinew__cell_particle pa = data[qa];
-    const int a = (int)pa.index;
+    const float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
+    const uint32_t *restrict cgroup = p->cell_group, *restrict cmask = p->cell_mask, *restrict sorted = p->sorted;
+    sinew__distance *restrict found = world->contacts.found;
+    const int a = (int)sorted[qa];
+    const float ax = cx[qa], ay = cy[qa], ar = cr[qa];
+    const uint32_t group_a = cgroup[qa], mask_a = cmask[qa];
     const bool skip_linked = world->skip_linked_pairs && p->link_n[a] != 0u;
-    const bool movable_a = pa.w > 0.0f;
+    const bool movable_a = cw[qa] > 0.0f;
     const float margin2 = 2.0f * world->grid.margin;
-    uint32_t colors_a = movable_a ? colors[a] : 0u; // in a register: b is never a
     int m = s->count;
     for (uint32_t q = from; q < to; ++q) {
-        const sinew__cell_particle pb = data[q];
-        const int b = (int)pb.index;
-        const float dx = pb.x - pa.x, dy = pb.y - pa.y, sum = pa.r + pb.r;
+        const int b = (int)sorted[q];
+        const float dx = cx[q] - ax, dy = cy[q] - ay, sum = ar + cr[q];
         const float reach = sum * SINEW__CONTACT_REACH + margin2;
-        const bool movable_b = pb.w > 0.0f;
-        bool hit = (dx * dx + dy * dy < reach * reach) & (movable_a | movable_b) & ((pa.group & pb.mask) != 0u) &
-                   ((pb.group & pa.mask) != 0u);
+        bool hit = (dx * dx + dy * dy < reach * reach) & (movable_a | (cw[q] > 0.0f)) & ((group_a & cmask[q]) != 0u) &
+                   ((cgroup[q] & mask_a) != 0u);
         if (skip_linked && hit) {
             hit = !linked(world, a, b);
         }
         found[m] = (sinew__distance){a, b, sum, INFINITY};
-        if (color) {
-            const uint32_t cb = movable_b ? colors[b] : 0u;
-            const int c = lowest_clear_bit(colors_a | cb);
-            const uint32_t bit = hit && c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
-            colors_a |= movable_a ? bit : 0u;
-            colors[b] |= movable_b ? bit : 0u;
-            found_color[m] = (uint8_t)c;
-            s->histogram[c] += hit;
-        }
         m += hit;
     }
-    if (color && movable_a) {
-        colors[a] = colors_a;
+    s->count = m;
+}
+
+#if SINEW__X86
+#include <immintrin.h>
+
+// pair_range in AVX2 for a particle with no skipped links: eight candidates tested at a time with
+// the same arithmetic (so the same hits), the hits packed to the front (BMI2 turns the hit mask
+// into the lane order) and all eight written, the count moving on by the hits: the same contacts
+// in the same order, and no branch on the outcome. Masked loads read no place at or past `to`.
+// Room for to - from + SINEW__LANES contacts must have been reserved.
+SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to)
+{
+    const sinew__particles *p = &world->particles;
+    const float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
+    const int *restrict cgroup = (const int *)p->cell_group, *restrict cmask = (const int *)p->cell_mask;
+    const int *restrict sorted = (const int *)p->sorted;
+    sinew__distance *restrict found = world->contacts.found;
+    const __m256 ax = _mm256_set1_ps(cx[qa]), ay = _mm256_set1_ps(cy[qa]), ar = _mm256_set1_ps(cr[qa]);
+    const __m256 reach_factor = _mm256_set1_ps(SINEW__CONTACT_REACH), margin2 = _mm256_set1_ps(2.0f * world->grid.margin);
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 movable_a = cw[qa] > 0.0f ? _mm256_castsi256_ps(_mm256_set1_epi32(-1)) : zero;
+    const __m256i group_a = _mm256_set1_epi32(cgroup[qa]), mask_a = _mm256_set1_epi32(cmask[qa]);
+    const __m256i a = _mm256_set1_epi32(sorted[qa]), hi = _mm256_castps_si256(_mm256_set1_ps(INFINITY));
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), none = _mm256_setzero_si256();
+    int m = s->count;
+    for (uint32_t base = from; base < to; base += SINEW__LANES) {
+        const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(to - base)), lane);
+        const __m256 dx = _mm256_sub_ps(_mm256_maskload_ps(cx + base, valid), ax);
+        const __m256 dy = _mm256_sub_ps(_mm256_maskload_ps(cy + base, valid), ay);
+        const __m256 sum = _mm256_add_ps(ar, _mm256_maskload_ps(cr + base, valid));
+        const __m256 reach = _mm256_add_ps(_mm256_mul_ps(sum, reach_factor), margin2);
+        const __m256 near = _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                                          _mm256_mul_ps(reach, reach), _CMP_LT_OQ);
+        const __m256 movable =
+            _mm256_or_ps(movable_a, _mm256_cmp_ps(_mm256_maskload_ps(cw + base, valid), zero, _CMP_GT_OQ));
+        const __m256i blocked = _mm256_or_si256(
+            _mm256_cmpeq_epi32(_mm256_and_si256(group_a, _mm256_maskload_epi32(cmask + base, valid)), none),
+            _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_maskload_epi32(cgroup + base, valid), mask_a), none));
+        const __m256 ok = _mm256_andnot_ps(_mm256_castsi256_ps(blocked),
+                                           _mm256_and_ps(_mm256_and_ps(near, movable), _mm256_castsi256_ps(valid)));
+        const unsigned bits = (unsigned)_mm256_movemask_ps(ok);
+        // Lane numbers of the hits, in order, one byte each: the hit bits spread to bytes select
+        // bytes of 0x0706050403020100.
+        const uint64_t spread = _pdep_u64(bits, 0x0101010101010101ull) * 0xffu;
+        const __m256i pick = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)_pext_u64(0x0706050403020100ull, spread)));
+        const __m256i b = _mm256_permutevar8x32_epi32(_mm256_maskload_epi32(sorted + base, valid), pick);
+        const __m256i lo = _mm256_permutevar8x32_epi32(_mm256_castps_si256(sum), pick);
+        // Eight {a, b, lo, hi} in place order: interleave, then put the 128-bit halves in order.
+        const __m256i ab0 = _mm256_unpacklo_epi32(a, b), ab1 = _mm256_unpackhi_epi32(a, b);
+        const __m256i lh0 = _mm256_unpacklo_epi32(lo, hi), lh1 = _mm256_unpackhi_epi32(lo, hi);
+        const __m256i e04 = _mm256_unpacklo_epi64(ab0, lh0), e15 = _mm256_unpackhi_epi64(ab0, lh0);
+        const __m256i e26 = _mm256_unpacklo_epi64(ab1, lh1), e37 = _mm256_unpackhi_epi64(ab1, lh1);
+        __m256i *restrict out = (__m256i *)&found[m];
+        _mm256_storeu_si256(out, _mm256_permute2x128_si256(e04, e15, 0x20));
+        _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(e26, e37, 0x20));
+        _mm256_storeu_si256(out + 2, _mm256_permute2x128_si256(e04, e15, 0x31));
+        _mm256_storeu_si256(out + 3, _mm256_permute2x128_si256(e26, e37, 0x31));
+        m += __builtin_popcount(bits);
     }
     s->count = m;
-    return m;
+}
+#endif
+
+// Gauss-Seidel's order: each found contact, in order, takes the lowest colour that no earlier
+// contact of its two particles has; immovable particles take none.
+static void color_found(sinew_world *world, search *s)
+{
+    sinew__particles *p = &world->particles;
+    const sinew__distance *restrict found = world->contacts.found;
+    uint8_t *restrict found_color = world->contacts.found_color;
+    uint32_t *restrict colors = p->colors;
+    const float *restrict w = p->w;
+    memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
+    for (int m = 0; m < s->count; ++m) {
+        const int i = found[m].i, j = found[m].j;
+        const bool movable_i = w[i] > 0.0f, movable_j = w[j] > 0.0f;
+        const int c = lowest_clear_bit((movable_i ? colors[i] : 0u) | (movable_j ? colors[j] : 0u));
+        const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
+        colors[i] |= movable_i ? bit : 0u;
+        colors[j] |= movable_j ? bit : 0u;
+        found_color[m] = (uint8_t)c;
+        s->histogram[c] += 1;
+    }
 }
 
 // Sorts the found contacts by colour into the solved arrays and marks the blocks that lie inside
@@ -180,9 +247,10 @@ static void sort_by_color(sinew_world *world, const search *s)
     }
 }
 
-SINEW_FORCE_INLINE void find_all(sinew_world *world, search *s, bool color)
+static void find_all(sinew_world *world, search *s)
 {
     const sinew__grid *g = &world->grid;
+    const sinew__particles *p = &world->particles;
     const uint32_t *restrict start = g->cell_start;
     // Each cell meets itself and four of its neighbours (right, and the three above), so every
     // pair of adjacent cells is visited once.
@@ -198,12 +266,19 @@ SINEW_FORCE_INLINE void find_all(sinew_world *world, search *s, bool color)
                 const uint32_t u0 = up ? start[left ? cu - 1 : cu] : 0u;
                 const uint32_t u1 = up ? start[right ? cu + 2 : cu + 1] : 0u;
                 const int more = (int)(here_end - q - 1u + (u1 - u0));
-                if (!reserve(world, s->count, more)) {
+                if (!reserve(world, s->count, more + SINEW__LANES)) {
                     world->dropped_contacts += more; // at most this many
                     continue;
                 }
-                pair_range(world, s, q, q + 1u, here_end, color);
-                pair_range(world, s, q, u0, u1, color);
+#if SINEW__X86
+                if (world->avx2 && !(world->skip_linked_pairs && p->link_n[p->sorted[q]] != 0u)) {
+                    pair_range_avx2(world, s, q, q + 1u, here_end);
+                    pair_range_avx2(world, s, q, u0, u1);
+                    continue;
+                }
+#endif
+                pair_range(world, s, q, q + 1u, here_end);
+                pair_range(world, s, q, u0, u1);
             }
         }
     }
@@ -219,14 +294,10 @@ void sinew__contacts_find(sinew_world *world, bool color)
         return;
     }
     search s = {0, {0}};
-    if (color) {
-        memset(p->colors, 0, sizeof(uint32_t) * (size_t)p->count);
-        find_all(world, &s, true);
-    } else {
-        find_all(world, &s, false);
-    }
+    find_all(world, &s);
     k->l.count = s.count;
     if (color) {
+        color_found(world, &s);
         sort_by_color(world, &s);
     } else { // Jacobi: the order does not matter; the found array becomes the solved one.
         sinew__distance *c = k->l.c;
@@ -313,7 +384,6 @@ static void response_gather_solve(response_lanes *restrict v, const sinew__conta
 }
 
 #if SINEW__X86
-#include <immintrin.h>
 
 // A whole block of SINEW__LANES contacts (from `from`, sharing no movable particle unless
 // Jacobi) in AVX2 registers: the gathers of response_gather_solve, response_solve and the writes

@@ -130,12 +130,18 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
             sorted[--start[cell_of[i]]] = (uint32_t)i;
         }
     }
-    sinew__cell_particle *restrict data = p->cell_data;
+    float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
+    uint32_t *restrict cgroup = p->cell_group, *restrict cmask = p->cell_mask;
     const float *restrict weight = p->w;
     const uint32_t *restrict group = p->group, *restrict mask = p->mask;
     for (int q = 0; q < m; ++q) {
         const uint32_t i = sorted[q];
-        data[q] = (sinew__cell_particle){x[i], y[i], r[i], weight[i], group[i], mask[i], i, 0u};
+        cx[q] = x[i];
+        cy[q] = y[i];
+        cr[q] = r[i];
+        cw[q] = weight[i];
+        cgroup[q] = group[i];
+        cmask[q] = mask[i];
     }
     g->sorted_count = m;
     g->valid = true;

@@ -32,11 +32,14 @@ static int particle_fields(void *kind, sinew__field *f)
         {(void **)&p->inv_n, sizeof(float)},
         // Scratch of the step (rebuilt before use; moving it along is harmless):
         {(void **)&p->cell_of, sizeof(uint32_t)}, {(void **)&p->sorted, sizeof(uint32_t)},
-        {(void **)&p->cell_data, sizeof(sinew__cell_particle)},
+        {(void **)&p->cell_x, sizeof(float)},     {(void **)&p->cell_y, sizeof(float)},
+        {(void **)&p->cell_r, sizeof(float)},     {(void **)&p->cell_w, sizeof(float)},
+        {(void **)&p->cell_group, sizeof(uint32_t)}, {(void **)&p->cell_mask, sizeof(uint32_t)},
         {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
         {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->dx_pre, sizeof(float)},
         {(void **)&p->dy_pre, sizeof(float)},    {(void **)&p->jacobi_ends, 2 * sizeof(uint32_t)},
     };
+    _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
     return (int)(sizeof fields / sizeof fields[0]);
 }

@@ -115,7 +115,7 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     w->skip_linked_pairs = def.skip_linked_pairs;
 #if SINEW__X86
     __builtin_cpu_init();
-    w->avx2 = __builtin_cpu_supports("avx2");
+    w->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
 #endif
     if (sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
         sinew__distances_reserve(w, def.constraint_capacity) != SINEW_OK ||

@@ -13,12 +13,13 @@
 #define SINEW_FORCE_INLINE static inline
 #endif
 
-// x86-64 with GCC or Clang: the hottest kernels also exist compiled for AVX2 (functions marked
-// SINEW__AVX2), used when the CPU has it (world->avx2). Both paths run the same IEEE operations in
-// the same order, with no FMA, so they give the same bits: results do not depend on the CPU.
+// x86-64 with GCC or Clang: the hottest kernels also exist compiled for AVX2 and BMI2 (functions
+// marked SINEW__AVX2), used when the CPU has both (world->avx2). Both paths run the same IEEE
+// operations in the same order, with no FMA, so they give the same bits: results do not depend
+// on the CPU.
 #if defined(__x86_64__) && defined(__GNUC__)
 #define SINEW__X86 1
-#define SINEW__AVX2 __attribute__((target("avx2")))
+#define SINEW__AVX2 __attribute__((target("avx2,bmi2")))
 #else
 #define SINEW__X86 0
 #endif
@@ -38,7 +39,7 @@ typedef struct sinew__id_pool {
 
 // store.c: a dense store of one kind (see the file). The element count lives with the kind (the
 // kernels read it there), so the calls take it.
-#define SINEW__MAX_FIELDS 32
+#define SINEW__MAX_FIELDS 40
 typedef struct sinew__store {
     void *block;
     size_t block_bytes;
@@ -70,15 +71,6 @@ typedef struct sinew__jacobi_sum {
     double dx, dy; // corrections summed this iteration
 } sinew__jacobi_sum;
 
-// A colliding particle as the contact search reads it, copied in cell order when the grid is
-// built so that the search walks contiguous memory.
-typedef struct sinew__cell_particle {
-    float x, y, r, w;
-    uint32_t group, mask;
-    uint32_t index; // in the particle store
-    uint32_t unused;
-} sinew__cell_particle;
-
 // Particle store, one allocation for all arrays.
 typedef struct sinew__particles {
     sinew__store store;
@@ -97,7 +89,10 @@ typedef struct sinew__particles {
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     uint32_t *cell_of;   // grid cell of the particle, or UINT32_MAX when it does not collide
     uint32_t *sorted;    // particle indices sorted by cell
-    struct sinew__cell_particle *cell_data; // what the contact search reads, in `sorted` order
+    // What the contact search reads of the colliding particles, copied in `sorted` order when the
+    // grid is built, so that the candidates of a range of cells are contiguous (and load as vectors).
+    float *cell_x, *cell_y, *cell_r, *cell_w;
+    uint32_t *cell_group, *cell_mask;
     uint32_t *colors;    // Gauss-Seidel colour bits of the contacts on the particle
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
     uint32_t *jacobi_ends; // 2 per particle: where its links end in distances.order (as i end), by_j (j end)
@@ -287,7 +282,7 @@ struct sinew_world {
     uint64_t step_count;
 
     bool skip_linked_pairs;
-    bool avx2; // the AVX2 kernels may run (the CPU has AVX2); tests clear it to compare the paths
+    bool avx2; // the AVX2 kernels may run (the CPU has AVX2 and BMI2); tests clear it to compare the paths
 
     sinew__particles particles;
     sinew__distances distances;
