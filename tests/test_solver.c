@@ -434,8 +434,9 @@ static void jacobi_follows_changes_between_steps(void **state)
 }
 
 // A cloth of rigid links (the free blocks of Gauss-Seidel go through the AVX2 kernel where the
-// CPU has it) and a soft one (always the portable kernel): the same bits either way.
-static uint64_t cloth_hash(float stiffness, bool portable, int *free_blocks)
+// CPU has it) and a soft one (always the portable kernel): the same bits either way, positions
+// and error statistics (which have an AVX2 kernel too).
+static uint64_t cloth_hash(float stiffness, bool portable, int *free_blocks, sinew_step_stats *stats)
 {
     sinew_world_def def = sinew_default_world_def();
     sinew_world *w = NULL;
@@ -452,6 +453,7 @@ static uint64_t cloth_hash(float stiffness, bool portable, int *free_blocks)
     for (int s = 0; s < 30; ++s) {
         assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
     }
+    *stats = sinew_world_stats(w);
     *free_blocks = 0;
     for (int b = 0; b < (w->distances.l.count + SINEW__LANES - 1) / SINEW__LANES; ++b) {
         *free_blocks += w->distances.l.block_free[b];
@@ -467,10 +469,14 @@ static void gauss_seidel_blocks_give_the_same_bits_on_every_path(void **state)
     const float stiffness[] = {1.0f, 0.5f};
     for (int k = 0; k < 2; ++k) {
         int free_a = 0, free_b = 0;
-        const uint64_t a = cloth_hash(stiffness[k], false, &free_a), b = cloth_hash(stiffness[k], true, &free_b);
-        print_message("cloth 24 x 16, stiffness %.1f: %d free blocks\n", (double)stiffness[k], free_a);
+        sinew_step_stats sa, sb;
+        const uint64_t a = cloth_hash(stiffness[k], false, &free_a, &sa), b = cloth_hash(stiffness[k], true, &free_b, &sb);
+        print_message("cloth 24 x 16, stiffness %.1f: %d free blocks, max error %g m\n", (double)stiffness[k], free_a,
+                      (double)sa.max_error);
         assert_true(free_a > 0 && free_a == free_b); // the block path does run
         assert_true(a == b);
+        assert_true(sa.max_error > 0.0f); // the statistics see the stretch
+        assert_memory_equal(&sa.kinds[SINEW_KIND_DISTANCE], &sb.kinds[SINEW_KIND_DISTANCE], sizeof sa.kinds[0]);
     }
 }
 

@@ -138,7 +138,6 @@ SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, u
 }
 
 #if SINEW__X86
-#include <immintrin.h>
 
 // pair_range in AVX2 for a particle with no skipped links: eight candidates tested at a time with
 // the same arithmetic (so the same hits), the hits packed to the front (BMI2 turns the hit mask
@@ -392,17 +391,10 @@ static void response_gather_solve(response_lanes *restrict v, const sinew__conta
 SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
                                            bool jacobi)
 {
-    // The eight contacts {i, j, lo, hi}, transposed: unpacking yields lanes 0 2 4 6 1 3 5 7,
-    // which `order` puts back.
-    const __m256i *restrict c = (const __m256i *)&k->l.c[from];
-    const __m256i c01 = _mm256_loadu_si256(c), c23 = _mm256_loadu_si256(c + 1);
-    const __m256i c45 = _mm256_loadu_si256(c + 2), c67 = _mm256_loadu_si256(c + 3);
-    const __m256i ij_lo = _mm256_unpacklo_epi32(c01, c23), ij_hi = _mm256_unpacklo_epi32(c45, c67);
-    const __m256i lh_lo = _mm256_unpackhi_epi32(c01, c23), lh_hi = _mm256_unpackhi_epi32(c45, c67);
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    const __m256i i = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(ij_lo, ij_hi), order);
-    const __m256i j = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(ij_lo, ij_hi), order);
-    const __m256 sum = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(lh_lo, lh_hi), order));
+    __m256i i, j;
+    __m256 sum, hi;
+    sinew__links_load8(&k->l.c[from], &i, &j, &sum, &hi);
+    (void)hi; // a contact's hi is infinite
     const __m256 xi = _mm256_i32gather_ps(p->x, i, 4), xj = _mm256_i32gather_ps(p->x, j, 4);
     const __m256 yi = _mm256_i32gather_ps(p->y, i, 4), yj = _mm256_i32gather_ps(p->y, j, 4);
     const __m256 dxi = _mm256_i32gather_ps(p->dx, i, 4), dxj = _mm256_i32gather_ps(p->dx, j, 4);

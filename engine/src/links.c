@@ -147,33 +147,21 @@ SINEW_FORCE_INLINE void project_block(const sinew__distance *restrict c, const s
 }
 
 #if SINEW__X86
-#include <immintrin.h>
-
 // project_block for rigid links (stiffness 1, compliance 0) in AVX2 registers: the same IEEE
 // operations in the same order as correction_scale and project_block, so the same bits. The
-// blends and max_ps reproduce the clamps' selects, NaN included.
+// max_ps reproduces the select of correction_scale, NaN included.
 SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
                                            const float *restrict w)
 {
-    // The eight links {i, j, lo, hi}, transposed: unpacking yields lanes 0 2 4 6 1 3 5 7, which
-    // `order` puts back.
-    const __m256i *restrict v = (const __m256i *)c;
-    const __m256i c01 = _mm256_loadu_si256(v), c23 = _mm256_loadu_si256(v + 1);
-    const __m256i c45 = _mm256_loadu_si256(v + 2), c67 = _mm256_loadu_si256(v + 3);
-    const __m256i ij_lo = _mm256_unpacklo_epi32(c01, c23), ij_hi = _mm256_unpacklo_epi32(c45, c67);
-    const __m256i lh_lo = _mm256_unpackhi_epi32(c01, c23), lh_hi = _mm256_unpackhi_epi32(c45, c67);
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    const __m256i i = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(ij_lo, ij_hi), order);
-    const __m256i j = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(ij_lo, ij_hi), order);
-    const __m256 lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(lh_lo, lh_hi), order));
-    const __m256 hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(lh_lo, lh_hi), order));
+    __m256i i, j;
+    __m256 lo, hi;
+    sinew__links_load8(c, &i, &j, &lo, &hi);
     const __m256 xi = _mm256_i32gather_ps(x, i, 4), xj = _mm256_i32gather_ps(x, j, 4);
     const __m256 yi = _mm256_i32gather_ps(y, i, 4), yj = _mm256_i32gather_ps(y, j, 4);
     const __m256 wi = _mm256_i32gather_ps(w, i, 4), wj = _mm256_i32gather_ps(w, j, 4);
     const __m256 dx = _mm256_sub_ps(xj, xi), dy = _mm256_sub_ps(yj, yi);
     const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)));
-    const __m256 upper = _mm256_blendv_ps(d, hi, _mm256_cmp_ps(d, hi, _CMP_GT_OQ));
-    const __m256 clamped = _mm256_blendv_ps(upper, lo, _mm256_cmp_ps(d, lo, _CMP_LT_OQ));
+    const __m256 clamped = sinew__clamp8(d, lo, hi);
     const __m256 q = _mm256_max_ps(_mm256_mul_ps(d, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
     const __m256 s = _mm256_div_ps(_mm256_sub_ps(d, clamped), q);
     const __m256 si = _mm256_mul_ps(wi, s), sj = _mm256_mul_ps(wj, s);
@@ -506,16 +494,58 @@ void sinew__links_count_active(sinew_world *world, const sinew__links *d)
     }
 }
 
+// The error statistics keep SINEW__LANES partial results, link k in lane k % SINEW__LANES, and
+// combine them in lane order: the same numbers on both paths, and no chain of double additions.
+#if SINEW__X86
+SINEW__AVX2 static void links_error_avx2(const sinew__distance *c, int blocks, const float *x, const float *y,
+                                         float mx[SINEW__LANES], double sq[SINEW__LANES])
+{
+    __m256 most = _mm256_loadu_ps(mx);
+    __m256d sq_lo = _mm256_loadu_pd(sq), sq_hi = _mm256_loadu_pd(sq + 4);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    for (int b = 0; b < blocks; ++b) {
+        __m256i i, j;
+        __m256 lo, hi;
+        sinew__links_load8(&c[b * SINEW__LANES], &i, &j, &lo, &hi);
+        const __m256 dx = _mm256_sub_ps(_mm256_i32gather_ps(x, j, 4), _mm256_i32gather_ps(x, i, 4));
+        const __m256 dy = _mm256_sub_ps(_mm256_i32gather_ps(y, j, 4), _mm256_i32gather_ps(y, i, 4));
+        const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)));
+        const __m256 e = _mm256_andnot_ps(sign, _mm256_sub_ps(d, sinew__clamp8(d, lo, hi)));
+        most = _mm256_blendv_ps(most, e, _mm256_cmp_ps(e, most, _CMP_NLE_UQ)); // !(e <= most): NaN wins
+        const __m256d e_lo = _mm256_cvtps_pd(_mm256_castps256_ps128(e)), e_hi = _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1));
+        sq_lo = _mm256_add_pd(sq_lo, _mm256_mul_pd(e_lo, e_lo));
+        sq_hi = _mm256_add_pd(sq_hi, _mm256_mul_pd(e_hi, e_hi));
+    }
+    _mm256_storeu_ps(mx, most);
+    _mm256_storeu_pd(sq, sq_lo);
+    _mm256_storeu_pd(sq + 4, sq_hi);
+}
+#endif
+
 void sinew__links_error(const sinew_world *world, const sinew__links *d, float *max_error, double *sum_sq)
 {
     const float *x = world->particles.x, *y = world->particles.y;
-    float mx = 0.0f;
-    double sq = 0.0;
-    for (int k = 0; k < d->count; ++k) {
-        float e = fabsf(sinew__link_error(&d->c[k], x, y));
-        mx = !(e <= mx) ? e : mx; // NaN wins: stats never hide one
-        sq += (double)e * e;
+    float mx[SINEW__LANES] = {0};
+    double sq[SINEW__LANES] = {0};
+    int k = 0;
+#if SINEW__X86
+    if (world->avx2) {
+        links_error_avx2(d->c, d->count / SINEW__LANES, x, y, mx, sq);
+        k = d->count / SINEW__LANES * SINEW__LANES;
     }
-    *max_error = mx;
-    *sum_sq = sq;
+#endif
+    for (; k < d->count; ++k) {
+        const int l = k % SINEW__LANES;
+        const float e = fabsf(sinew__link_error(&d->c[k], x, y));
+        mx[l] = !(e <= mx[l]) ? e : mx[l]; // NaN wins: stats never hide one
+        sq[l] += (double)e * e;
+    }
+    float most = 0.0f;
+    double sum = 0.0;
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        most = !(mx[l] <= most) ? mx[l] : most;
+        sum += sq[l];
+    }
+    *max_error = most;
+    *sum_sq = sum;
 }

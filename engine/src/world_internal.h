@@ -385,6 +385,34 @@ static inline float sinew__link_error(const sinew__distance *c, const float *x, 
     return d - clamped;
 }
 
+#if SINEW__X86
+#include <immintrin.h>
+
+// The eight links from c, transposed into lanes: unpacking {i, j, lo, hi} yields lanes
+// 0 2 4 6 1 3 5 7, which one permutation puts back.
+SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__links_load8(const sinew__distance *c, __m256i *i,
+                                                                                 __m256i *j, __m256 *lo, __m256 *hi)
+{
+    const __m256i *v = (const __m256i *)c;
+    const __m256i c01 = _mm256_loadu_si256(v), c23 = _mm256_loadu_si256(v + 1);
+    const __m256i c45 = _mm256_loadu_si256(v + 2), c67 = _mm256_loadu_si256(v + 3);
+    const __m256i ij_lo = _mm256_unpacklo_epi32(c01, c23), ij_hi = _mm256_unpacklo_epi32(c45, c67);
+    const __m256i lh_lo = _mm256_unpackhi_epi32(c01, c23), lh_hi = _mm256_unpackhi_epi32(c45, c67);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    *i = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(ij_lo, ij_hi), order);
+    *j = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(ij_lo, ij_hi), order);
+    *lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(lh_lo, lh_hi), order));
+    *hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(lh_lo, lh_hi), order));
+}
+
+// clamp(d, lo, hi) as sinew__link_error computes it (`d < lo ? lo : (d > hi ? hi : d)`), NaN included.
+SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__clamp8(__m256 d, __m256 lo, __m256 hi)
+{
+    const __m256 upper = _mm256_blendv_ps(d, hi, _mm256_cmp_ps(d, hi, _CMP_GT_OQ));
+    return _mm256_blendv_ps(upper, lo, _mm256_cmp_ps(d, lo, _CMP_LT_OQ));
+}
+#endif
+
 // distance.c / pin.c: each kind offers the same operations to the solver.
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
