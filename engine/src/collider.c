@@ -528,9 +528,18 @@ void sinew__planes_find(sinew_world *world, float margin)
         const float moved = moved_of(p, i);
         // What the polygon bound test must allow for: the reach, the margin, and a sweep.
         const float reach = (r + (moved > r ? moved : 0.0f)) * SINEW__CONTACT_REACH + margin;
+        // A half-plane against a particle that needs no sweep, the common case, inline: what
+        // contact() does for it.
+        const float plane_reach = r + (margin + r * (SINEW__CONTACT_REACH - 1.0f));
         for (int k = 0; k < cs->count; ++k) {
             const sinew__collider *c = &cs->c[k];
             if ((c->group & p->mask[i]) == 0u || (p->group[i] & c->mask) == 0u) {
+                continue;
+            }
+            if (c->type == SINEW_COLLIDER_PLANE && !(moved > r)) {
+                if (c->nx * at.x + c->ny * at.y - c->offset < plane_reach) {
+                    emit(world, i, c, &(plane_hit){c->nx, c->ny, c->offset + r});
+                }
                 continue;
             }
             if (c->type == SINEW_COLLIDER_POLYGON &&
