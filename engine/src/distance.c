@@ -26,18 +26,17 @@ static int distance_fields(void *kind, sinew__field *f)
     f[5] = (sinew__field){(void **)&d->mode, sizeof(uint8_t)};
     f[6] = (sinew__field){(void **)&d->adj, 2 * sizeof(uint32_t)};    // scratch, rebuilt when dirty
     f[7] = (sinew__field){(void **)&d->order, sizeof(uint32_t)};     // Jacobi's layout, rebuilt when dirty
-    f[8] = (sinew__field){(void **)&d->ji, sizeof(int32_t)};
-    f[9] = (sinew__field){(void **)&d->jj, sizeof(int32_t)};
-    f[10] = (sinew__field){(void **)&d->jlo, sizeof(float)};
-    f[11] = (sinew__field){(void **)&d->jhi, sizeof(float)};
-    f[12] = (sinew__field){(void **)&d->jw, sizeof(float)};
-    f[13] = (sinew__field){(void **)&d->by_j, sizeof(uint32_t)};
-    f[14] = (sinew__field){(void **)&d->step_x, sizeof(float)};      // scratch of a Jacobi iteration
-    f[15] = (sinew__field){(void **)&d->step_y, sizeof(float)};
-    f[16] = (sinew__field){(void **)&d->step_lambda, sizeof(float)};
-    f[17] = (sinew__field){(void **)&d->tear, sizeof(float)};
-    f[18] = (sinew__field){(void **)&d->strain, sizeof(float)};
-    return 19;
+    f[8] = (sinew__field){(void **)&d->jlo, sizeof(float)};
+    f[9] = (sinew__field){(void **)&d->jhi, sizeof(float)};
+    f[10] = (sinew__field){(void **)&d->jw, sizeof(float)};
+    f[11] = (sinew__field){(void **)&d->runs, sizeof(sinew__run)};
+    f[12] = (sinew__field){(void **)&d->by_i, sizeof(uint32_t)};
+    f[13] = (sinew__field){(void **)&d->step_x, sizeof(float)};      // scratch of a Jacobi iteration
+    f[14] = (sinew__field){(void **)&d->step_y, sizeof(float)};
+    f[15] = (sinew__field){(void **)&d->step_lambda, sizeof(float)};
+    f[16] = (sinew__field){(void **)&d->tear, sizeof(float)};
+    f[17] = (sinew__field){(void **)&d->strain, sizeof(float)};
+    return 18;
 }
 
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity)

@@ -327,85 +327,191 @@ SINEW_FORCE_INLINE float active_of(float lo, float hi, float dx, float dy)
     return (d2 < lo * lo) | (d2 > hi * hi) ? 1.0f : 0.0f;
 }
 
+// Exclusive prefix sums of n counts, in place: each bucket's first place.
+static void bucket_starts(uint32_t *restrict bucket, int n)
+{
+    uint32_t at = 0;
+    for (int b = 0; b < n; ++b) {
+        const uint32_t size = bucket[b];
+        bucket[b] = at;
+        at += size;
+    }
+}
+
 void sinew__distances_order(sinew_world *world)
 {
     sinew__distances *d = &world->distances;
     const sinew__particles *p = &world->particles;
-    uint32_t *restrict ends = p->jacobi_ends;
     const sinew__distance *restrict c = d->l.c;
-    memset(ends, 0, 2 * sizeof(uint32_t) * (size_t)p->count);
-    for (int k = 0; k < d->l.count; ++k) {
-        ends[2 * c[k].i] += 1u;
-        ends[2 * c[k].j + 1] += 1u;
+    const int count = d->l.count, np = p->count;
+    uint32_t *restrict bucket = p->jacobi_sort, *restrict by_i = d->by_i, *restrict order = d->order;
+    // Two stable counting sorts: by first particle, then by offset j - i (bucket offset + np - 1,
+    // 2 np - 1 of them). The places follow the offset, then i, then the order of creation.
+    if (np > 0) {
+        memset(bucket, 0, sizeof(uint32_t) * (size_t)np);
     }
-    uint32_t as_i = 0, as_j = 0; // counting sort: each particle's first free place, then its end
-    for (int q = 0; q < p->count; ++q) {
-        const uint32_t ni = ends[2 * q], nj = ends[2 * q + 1];
-        ends[2 * q] = as_i;
-        ends[2 * q + 1] = as_j;
-        as_i += ni;
-        as_j += nj;
+    for (int k = 0; k < count; ++k) {
+        bucket[c[k].i] += 1u;
     }
-    for (int k = 0; k < d->l.count; ++k) {
-        const uint32_t m = ends[2 * c[k].i]++;
-        d->order[m] = (uint32_t)k;
-        d->ji[m] = c[k].i;
-        d->jj[m] = c[k].j;
-        d->jlo[m] = c[k].lo;
-        d->jhi[m] = c[k].hi;
-        d->jw[m] = p->w[c[k].i] + p->w[c[k].j];
+    bucket_starts(bucket, np);
+    for (int k = 0; k < count; ++k) {
+        by_i[bucket[c[k].i]++] = (uint32_t)k;
     }
-    for (int m = 0; m < d->l.count; ++m) {
-        d->by_j[ends[2 * d->jj[m] + 1]++] = (uint32_t)m;
+    if (np > 0) {
+        memset(bucket, 0, 2 * sizeof(uint32_t) * (size_t)np);
     }
+    for (int k = 0; k < count; ++k) {
+        bucket[c[k].j - c[k].i + np - 1] += 1u;
+    }
+    bucket_starts(bucket, 2 * np - 1);
+    for (int t = 0; t < count; ++t) {
+        const uint32_t k = by_i[t];
+        order[bucket[c[k].j - c[k].i + np - 1]++] = k;
+    }
+    // Runs: links of one offset whose first particles follow one another.
+    sinew__run *restrict runs = d->runs;
+    int run_count = 0;
+    for (int m = 0; m < count; ++m) {
+        const sinew__distance *l = &c[order[m]];
+        d->jlo[m] = l->lo;
+        d->jhi[m] = l->hi;
+        d->jw[m] = p->w[l->i] + p->w[l->j];
+        sinew__run *last = &runs[run_count - 1];
+        if (run_count > 0 && l->j - l->i == last->offset && l->i == last->i + last->count) {
+            last->count += 1;
+        } else {
+            runs[run_count++] = (sinew__run){m, 1, l->i, l->j - l->i};
+        }
+    }
+    d->run_count = run_count;
     d->order_dirty = false;
 }
 
-// Links per chunk of the prepare pass: their data is gathered first, then their steps are
-// computed together, then counted. The middle loop reads contiguous arrays, so the compiler
-// vectorises it: four square roots and divisions per instruction.
-#define SINEW__CHUNK 64
+// Links per chunk of a run. A chunk's loops read and write contiguous arrays through restrict
+// pointers, so the compiler vectorises them (four or eight links per instruction, square roots
+// and divisions included).
+#define SINEW__CHUNK 128
 
+// Steps s (xj - xi) of a chunk of links and whether each is active, from the positions of their
+// two ends (xi[l], yi[l]) and (xj[l], yj[l]).
+SINEW_FORCE_INLINE void prepare_chunk(int len, const float *restrict xi, const float *restrict yi,
+                                      const float *restrict xj, const float *restrict yj, const float *restrict lo,
+                                      const float *restrict hi, const float *restrict wij,
+                                      const float *restrict stiffness, const float *restrict compliance,
+                                      float *restrict lambda, float *restrict step_x, float *restrict step_y,
+                                      float *restrict active, float inv_h2, bool soft)
+{
+    for (int l = 0; l < len; ++l) {
+        const float dx = xj[l] - xi[l], dy = yj[l] - yi[l];
+        const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &lambda[l], dx, dy, wij[l],
+                                                inv_h2, true)
+                             : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, dx, dy, wij[l], inv_h2, false);
+        step_x[l] = s * dx;
+        step_y[l] = s * dy;
+        active[l] = active_of(lo[l], hi[l], dx, dy);
+    }
+}
+
+// Adds a chunk's values to n[0 .. len - 1]: the particles at one end of a run are distinct.
+SINEW_FORCE_INLINE void add_counts(int len, float *restrict n, const float *restrict active)
+{
+    for (int l = 0; l < len; ++l) {
+        n[l] += active[l];
+    }
+}
+
+// For each link, its step s (xj - xi) and whether it is active, counted into inv_n at both ends.
 SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
 {
-    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
-    float *restrict n = world->particles.inv_n;
+    const float *x = world->particles.x, *y = world->particles.y;
+    float *n = world->particles.inv_n;
     sinew__distances *d = &world->distances;
-    const int32_t *restrict ji = d->ji, *restrict jj = d->jj;
-    const float *restrict jlo = d->jlo, *restrict jhi = d->jhi;
-    const sinew__softness *restrict f = d->l.soft;
-    const float *restrict lambda = d->l.lambda;
-    const uint32_t *restrict order = d->order;
-    float *restrict step_x = d->step_x, *restrict step_y = d->step_y, *restrict step_lambda = d->step_lambda;
-    const int count = d->l.count;
-    for (int m0 = 0; m0 < count; m0 += SINEW__CHUNK) {
-        const int len = count - m0 < SINEW__CHUNK ? count - m0 : SINEW__CHUNK;
-        float dx[SINEW__CHUNK], dy[SINEW__CHUNK];
-        float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK], active[SINEW__CHUNK];
-        for (int l = 0; l < len; ++l) {
-            const int i = ji[m0 + l], j = jj[m0 + l];
-            dx[l] = x[j] - x[i];
-            dy[l] = y[j] - y[i];
-            if (soft) {
-                const uint32_t k = order[m0 + l];
+    const sinew__softness *f = d->l.soft;
+    const float *lambda = d->l.lambda;
+    for (int r = 0; r < d->run_count; ++r) {
+        const sinew__run run = d->runs[r];
+        for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
+            const int len = run.count - k0 < SINEW__CHUNK ? run.count - k0 : SINEW__CHUNK;
+            const int m0 = run.first + k0, i0 = run.i + k0, j0 = i0 + run.offset;
+            float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK], active[SINEW__CHUNK];
+            for (int l = 0; l < len && soft; ++l) {
+                const uint32_t k = d->order[m0 + l];
                 stiffness[l] = f[k].stiffness;
                 compliance[l] = f[k].compliance;
-                step_lambda[m0 + l] = lambda[k];
+                d->step_lambda[m0 + l] = lambda[k];
             }
+            prepare_chunk(len, &x[i0], &y[i0], &x[j0], &y[j0], &d->jlo[m0], &d->jhi[m0], &d->jw[m0], stiffness,
+                          compliance, &d->step_lambda[m0], &d->step_x[m0], &d->step_y[m0], active, inv_h2, soft);
+            add_counts(len, &n[i0], active);
+            add_counts(len, &n[j0], active);
         }
-        const float *restrict lo = &jlo[m0], *restrict hi = &jhi[m0], *restrict wij = &d->jw[m0];
-        for (int l = 0; l < len; ++l) {
-            const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &step_lambda[m0 + l],
-                                                    dx[l], dy[l], wij[l], inv_h2, true)
-                                 : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, dx[l], dy[l], wij[l], inv_h2, false);
-            step_x[m0 + l] = s * dx[l];
-            step_y[m0 + l] = s * dy[l];
-            active[l] = active_of(lo[l], hi[l], dx[l], dy[l]);
+    }
+}
+
+// Terms t s (xj - xi), t = min(1 / n_i, 1 / n_j), of a chunk of links: added to the sums of their
+// i ends, kept in (tx, ty) for their j ends.
+SINEW_FORCE_INLINE void gather_chunk(int len, const float *restrict inv_i, const float *restrict inv_j,
+                                     const float *restrict step_x, const float *restrict step_y,
+                                     double *restrict sum_x, double *restrict sum_y, float *restrict t,
+                                     float *restrict tx, float *restrict ty)
+{
+    for (int l = 0; l < len; ++l) {
+        t[l] = inv_i[l] < inv_j[l] ? inv_i[l] : inv_j[l];
+        tx[l] = t[l] * step_x[l];
+        ty[l] = t[l] * step_y[l];
+        sum_x[l] += (double)tx[l];
+        sum_y[l] += (double)ty[l];
+    }
+}
+
+SINEW_FORCE_INLINE void subtract_terms(int len, double *restrict sum_x, double *restrict sum_y,
+                                       const float *restrict tx, const float *restrict ty)
+{
+    for (int l = 0; l < len; ++l) {
+        sum_x[l] -= (double)tx[l];
+        sum_y[l] -= (double)ty[l];
+    }
+}
+
+// Once every kind is counted and inv_n inverted: each link adds its term min(1 / n_i, 1 / n_j)
+// s (xj - xi) to the sums of its i end and subtracts it from those of its j end, then each
+// particle moves by its sums times omega and its weight. Sums are kept in double: a handful of
+// float terms add up exactly, so the result does not depend on the order the links were made in.
+SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scattered, bool soft)
+{
+    sinew__particles *p = &world->particles;
+    const sinew__distances *d = &world->distances;
+    float *restrict lambda = d->l.lambda;
+    for (int r = 0; r < d->run_count; ++r) {
+        const sinew__run run = d->runs[r];
+        for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
+            const int len = run.count - k0 < SINEW__CHUNK ? run.count - k0 : SINEW__CHUNK;
+            const int m0 = run.first + k0, i0 = run.i + k0, j0 = i0 + run.offset;
+            float t[SINEW__CHUNK], tx[SINEW__CHUNK], ty[SINEW__CHUNK];
+            gather_chunk(len, &p->inv_n[i0], &p->inv_n[j0], &d->step_x[m0], &d->step_y[m0], &p->jacobi_x[i0],
+                         &p->jacobi_y[i0], t, tx, ty);
+            for (int l = 0; l < len && soft; ++l) { // lambda takes the part of its step that is applied
+                const uint32_t k = d->order[m0 + l];
+                lambda[k] += omega * t[l] * (d->step_lambda[m0 + l] - lambda[k]);
+            }
+            subtract_terms(len, &p->jacobi_x[j0], &p->jacobi_y[j0], tx, ty);
         }
-        for (int l = 0; l < len; ++l) {
-            n[ji[m0 + l]] += active[l];
-            n[jj[m0 + l]] += active[l];
+    }
+    float *restrict x = p->x, *restrict y = p->y;
+    const float *restrict w = p->w;
+    double *restrict sum_x = p->jacobi_x, *restrict sum_y = p->jacobi_y;
+    sinew__jacobi_sum *restrict acc = p->acc;
+    for (int q = 0; q < p->count; ++q) {
+        const double scale = (double)(omega * w[q]);
+        double sx = sum_x[q] * scale, sy = sum_y[q] * scale;
+        sum_x[q] = sum_y[q] = 0.0;
+        if (scattered) {
+            sx += acc[q].dx;
+            sy += acc[q].dy;
+            acc[q].dx = acc[q].dy = 0.0;
         }
+        x[q] += (float)sx;
+        y[q] += (float)sy;
     }
 }
 
@@ -415,58 +521,6 @@ void sinew__distances_prepare(sinew_world *world, float inv_h2)
         prepare_all(world, inv_h2, true);
     } else {
         prepare_all(world, inv_h2, false);
-    }
-}
-
-// Each particle sums its own terms, so nothing is written twice and no sum lives in memory: first
-// its links as i end (the next places in order), then as j end (the next entries of by_j). A
-// link's terms at its two ends are min(1 / n_i, 1 / n_j) s (dx, dy), equal and opposite; each end
-// multiplies its sum by omega and its weight. Sums are kept in double: a handful of float terms
-// add up exactly, so the result does not depend on the order the links were made in.
-SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scattered, bool soft)
-{
-    sinew__particles *p = &world->particles;
-    float *restrict x = p->x, *restrict y = p->y;
-    const float *restrict w = p->w;
-    const float *restrict inv_n = p->inv_n;
-    sinew__jacobi_sum *restrict acc = p->acc;
-    const uint32_t *restrict ends = p->jacobi_ends;
-    const sinew__distances *d = &world->distances;
-    const int32_t *restrict ji = d->ji, *restrict jj = d->jj;
-    const uint32_t *restrict by_j = d->by_j, *restrict order = d->order;
-    const float *restrict step_x = d->step_x, *restrict step_y = d->step_y, *restrict step_lambda = d->step_lambda;
-    float *restrict lambda = d->l.lambda;
-    const int count = p->count;
-    uint32_t m = 0, e = 0;
-    for (int q = 0; q < count; ++q) {
-        double sx = 0.0, sy = 0.0;
-        const float inv_q = inv_n[q];
-        for (; m < ends[2 * q]; ++m) {
-            const float inv_j = inv_n[jj[m]];
-            const float t = inv_q < inv_j ? inv_q : inv_j;
-            sx += (double)(t * step_x[m]);
-            sy += (double)(t * step_y[m]);
-            if (soft) { // lambda takes the part of its step that is applied
-                lambda[order[m]] += omega * t * (step_lambda[m] - lambda[order[m]]);
-            }
-        }
-        for (; e < ends[2 * q + 1]; ++e) {
-            const uint32_t mj = by_j[e];
-            const float inv_i = inv_n[ji[mj]];
-            const float t = inv_q < inv_i ? inv_q : inv_i;
-            sx -= (double)(t * step_x[mj]);
-            sy -= (double)(t * step_y[mj]);
-        }
-        const double scale = (double)(omega * w[q]);
-        sx *= scale;
-        sy *= scale;
-        if (scattered) {
-            sx += acc[q].dx;
-            sy += acc[q].dy;
-            acc[q].dx = acc[q].dy = 0.0;
-        }
-        x[q] += (float)sx;
-        y[q] += (float)sy;
     }
 }
 

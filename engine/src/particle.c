@@ -37,7 +37,8 @@ static int particle_fields(void *kind, sinew__field *f)
         {(void **)&p->cell_group, sizeof(uint32_t)}, {(void **)&p->cell_mask, sizeof(uint32_t)},
         {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
         {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->dx_pre, sizeof(float)},
-        {(void **)&p->dy_pre, sizeof(float)},    {(void **)&p->jacobi_ends, 2 * sizeof(uint32_t)},
+        {(void **)&p->dy_pre, sizeof(float)},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t)},
+        {(void **)&p->jacobi_x, sizeof(double)}, {(void **)&p->jacobi_y, sizeof(double)},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
@@ -111,8 +112,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->mu_k[i] = sqrtf(def->kinetic_friction);
     p->cell_of[i] = UINT32_MAX;
     p->link_start[i] = p->link_n[i] = 0u;
-    // No links: its ranges in Jacobi's layout are empty, at the end.
-    p->jacobi_ends[2 * i] = p->jacobi_ends[2 * i + 1] = (uint32_t)world->distances.l.count;
+    p->jacobi_x[i] = p->jacobi_y[i] = 0.0; // no links: Jacobi's layout stays valid
     world->grid.valid = world->grid.fresh = false;
     memset(&p->acc[i], 0, sizeof p->acc[i]);
     memset(&p->acc2[i], 0, sizeof p->acc2[i]);

@@ -95,7 +95,8 @@ typedef struct sinew__particles {
     uint32_t *cell_group, *cell_mask;
     uint32_t *colors;    // Gauss-Seidel colour bits of the contacts on the particle
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
-    uint32_t *jacobi_ends; // 2 per particle: where its links end in distances.order (as i end), by_j (j end)
+    uint32_t *jacobi_sort; // 2 per particle: buckets of sinew__distances_order's counting sorts
+    double *jacobi_x, *jacobi_y; // Jacobi: the sums of the distance constraints' terms (zero between iterations)
     float *dx_pre, *dy_pre; // displacement before the solve of the sub-step (contact velocity pass)
     sinew__jacobi_sum *acc;
     sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
@@ -129,18 +130,26 @@ typedef struct sinew__links {
                             // block is full and its links share no particle that can move
 } sinew__links;
 
+// Places first .. first + count - 1 of Jacobi's layout: the links (i + r, i + offset + r) for
+// r = 0 .. count - 1, consecutive particles at both ends.
+typedef struct sinew__run {
+    int32_t first, count, i, offset;
+} sinew__run;
+
 typedef struct sinew__distances {
     sinew__store store;     // the count is l.count
     sinew__links l;
     uint8_t *mode;          // sinew_distance_mode, cold
     uint32_t *adj;          // 2 per distance: linked neighbours by particle (skip_linked_pairs)
-    // Jacobi's layout, by place m: the links sorted by their i particle, so that both passes of an
-    // iteration walk the particles in order (see sinew__distances_prepare). Rebuilt when order_dirty.
+    // Jacobi's layout, by place m: the links sorted by their offset j - i, then by i, and cut into
+    // runs, so that both passes of an iteration read and write particles at consecutive indices
+    // (see sinew__distances_prepare). Rebuilt when order_dirty.
     uint32_t *order;        // place m -> link k
-    int32_t *ji, *jj;       // the two particles
     float *jlo, *jhi;       // the allowed lengths
     float *jw;              // the sum of the two weights
-    uint32_t *by_j;         // the places sorted by their j particle
+    sinew__run *runs;       // run_count of them (at most one per link)
+    int run_count;
+    uint32_t *by_i;         // scratch of sinew__distances_order
     float *step_x, *step_y, *step_lambda; // scratch of an iteration
     float *tear;            // tear ratio, 0 = never
     float *strain;          // length / rest, smoothed over steps (tearable ones)
@@ -365,9 +374,10 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
 // Jacobi for the distance constraints, in two passes. sinew__distances_prepare computes each
 // link's step and counts the active ones into inv_n, as sinew__links_count_active does; once every
-// kind is counted and inv_n inverted, sinew__distances_gather moves each particle by the steps of
-// its links (and by acc, which it clears, when `scattered`: other kinds summed into it).
-// sinew__distances_order builds their layout.
+// kind is counted and inv_n inverted, sinew__distances_gather sums each link's factored step into
+// particles.jacobi_x, jacobi_y at both ends, then moves each particle by its sums (and by acc, which
+// it clears, when `scattered`: other kinds summed into it). sinew__distances_order builds their
+// layout: runs of links with consecutive particles at both ends.
 void sinew__distances_order(sinew_world *world);
 void sinew__distances_prepare(sinew_world *world, float inv_h2);
 void sinew__distances_gather(sinew_world *world, float omega, bool scattered);
