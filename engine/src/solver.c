@@ -100,12 +100,20 @@ static void record(sinew_world *world, int substep, int iteration)
     }
 }
 
-// 1 / n per particle from counts left in inv_n (immovable particles: 1).
+// 1 / n per particle from counts left in inv_n (no count: 0; immovable particles: 1). Written
+// so that no division depends on a condition (a particle without a count computes 1 / 1 - 1), and
+// the compiler vectorises both loops.
 static void invert_counts(sinew_world *world)
 {
     sinew__particles *p = &world->particles;
+    float *restrict inv_n = p->inv_n;
+    const float *restrict w = p->w;
     for (int i = 0; i < p->count; ++i) {
-        p->inv_n[i] = p->w[i] == 0.0f ? 1.0f : (p->inv_n[i] > 0.0f ? 1.0f / p->inv_n[i] : 0.0f);
+        const float none = (float)(inv_n[i] == 0.0f);
+        inv_n[i] = 1.0f / (inv_n[i] + none) - none;
+    }
+    for (int i = 0; i < p->count; ++i) {
+        inv_n[i] = w[i] == 0.0f ? 1.0f : inv_n[i];
     }
 }
 
