@@ -3,6 +3,7 @@
 // A world with no gravity, one sub-step and one iteration makes sinew_world_step run exactly one
 // projection on particles at rest (integration leaves resting particles where they are).
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -366,6 +367,134 @@ static void blocked_sweeps_equal_sequential_sweeps(void **state)
     }
 }
 
+// A scene for Jacobi's layout: a cloth with every kind of builder link (runs of offsets 1, 2, W - 1,
+// W, W + 1, 2 W; 150 columns make runs longer than a chunk), a chain linked in sequence with every
+// third link made backwards (negative offsets), one link made twice, and, when asked, a pin on a
+// moving particle (other kinds' sums then reach the particles too) and compliant links.
+static sinew_world *layout_world(bool avx2, bool xpbd, bool pinned, sinew_distance_id *cloth_links)
+{
+    sinew_world_def def = sinew_default_world_def();
+    def.solver.mode = SINEW_SOLVER_JACOBI;
+    def.solver.substeps = 4;
+    def.solver.iterations = 3;
+    def.solver.jacobi_omega = 1.5f;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    w->avx2 = avx2;
+    sinew_cloth_def cd = sinew_default_cloth_def();
+    cd.columns = 150;
+    cd.rows = 11;
+    cd.shear = cd.bend = true;
+    cd.compliance = xpbd ? 1e-4f : 0.0f;
+    sinew_particle_id corner[150 * 11];
+    sinew_cloth c = {0};
+    c.particles = corner;
+    c.links = cloth_links;
+    assert_int_equal(sinew_cloth_create(w, &cd, &c), SINEW_OK);
+    sinew_particle_id chain[21];
+    chain[0] = make_particle(w, 50.0f, 0.0f, 0.0f);
+    for (int m = 1; m <= 20; ++m) {
+        chain[m] = make_particle(w, 50.0f + 0.3f * m, 0.0f, 1.0f);
+        if (m % 3 == 0) {
+            make_link(w, chain[m], chain[m - 1]);
+        } else {
+            make_link(w, chain[m - 1], chain[m]);
+        }
+    }
+    make_link(w, chain[4], chain[5]);
+    if (pinned) {
+        sinew_pin_def pd = sinew_default_pin_def();
+        pd.particle = corner[150 * 11 - 1];
+        pd.target = sinew_vec2_make(40.0f, -5.0f);
+        pd.stiffness = 0.5f;
+        sinew_pin_id pin;
+        assert_int_equal(sinew_pin_create(w, &pd, &pin), SINEW_OK);
+    }
+    return w;
+}
+
+// Jacobi's layout: every link once, each run holding links (i + r, i + offset + r), runs sorted by
+// offset then first particle, and the lengths and weight sums of each place those of its link.
+static void check_layout(const sinew_world *w)
+{
+    const sinew__distances *d = &w->distances;
+    const sinew__particles *p = &w->particles;
+    int seen = 0;
+    for (int r = 0; r < d->run_count; ++r) {
+        const sinew__run run = d->runs[r];
+        assert_true(run.count > 0 && run.first == seen);
+        if (r > 0) {
+            const sinew__run prev = d->runs[r - 1];
+            assert_true(prev.offset < run.offset || (prev.offset == run.offset && run.i >= prev.i + prev.count - 1));
+        }
+        for (int k = 0; k < run.count; ++k) {
+            const int m = run.first + k;
+            const sinew__distance *c = &d->l.c[d->order[m]];
+            assert_int_equal(c->i, run.i + k);
+            assert_int_equal(c->j, run.i + run.offset + k);
+            assert_true(d->jlo[m] == c->lo && d->jhi[m] == c->hi && d->jw[m] == p->w[c->i] + p->w[c->j]);
+        }
+        seen += run.count;
+    }
+    assert_int_equal(seen, d->l.count);
+    bool *placed = calloc((size_t)d->l.count, sizeof *placed);
+    assert_non_null(placed);
+    for (int m = 0; m < d->l.count; ++m) {
+        assert_false(placed[d->order[m]]);
+        placed[d->order[m]] = true;
+    }
+    free(placed);
+}
+
+static void jacobi_layout_is_runs_of_consecutive_particles(void **state)
+{
+    (void)state;
+    sinew_distance_id links[8 * 150 * 11]; // more than the cloth makes
+    sinew_world *w = layout_world(false, false, false, links);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    check_layout(w);
+    // The cloth's links fall into few runs: per row for the links along a row, one run for each
+    // kind of link between rows (two for the bend links); the chain adds a few.
+    assert_true(w->distances.run_count < 11 * 4 + 12 + 20);
+    // Destroying links and particles reorders the store; the next step lays it out again.
+    assert_int_equal(sinew_distance_destroy(w, links[200]), SINEW_OK);
+    assert_int_equal(sinew_particle_destroy(w, sinew_particle_id_at(w, 700)), SINEW_OK);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    check_layout(w);
+    sinew_world_destroy(w);
+}
+
+// On x86-64 the Jacobi passes are compiled twice, for the baseline instruction set and for AVX2;
+// a world runs the AVX2 build when the CPU has it. Both must move every particle to the same bits.
+static void jacobi_avx2_and_portable_kernels_agree(void **state)
+{
+    (void)state;
+#if defined(__x86_64__) && defined(__GNUC__)
+    const bool cpu = __builtin_cpu_supports("avx2") != 0;
+#else
+    const bool cpu = false;
+#endif
+    sinew_world *probe = make_world(SINEW_SOLVER_JACOBI);
+    assert_true(probe->avx2 == cpu); // the choice a new world makes
+    sinew_world_destroy(probe);
+    print_message("AVX2 kernels %s on this CPU\n", cpu ? "run" : "do not run: comparing the portable ones with themselves");
+    for (int xpbd = 0; xpbd < 2; ++xpbd) {
+        for (int pinned = 0; pinned < 2; ++pinned) {
+            sinew_world *w[2] = {layout_world(cpu, xpbd, pinned, NULL), layout_world(false, xpbd, pinned, NULL)};
+            for (int n = 0; n < 60; ++n) {
+                assert_int_equal(sinew_world_step(w[0], 1.0f / 60.0f), SINEW_OK);
+                assert_int_equal(sinew_world_step(w[1], 1.0f / 60.0f), SINEW_OK);
+            }
+            assert_true(hash_positions(w[0]) == hash_positions(w[1]));
+            for (int k = 0; k < w[0]->distances.l.count; ++k) {
+                assert_true(w[0]->distances.l.lambda[k] == w[1]->distances.l.lambda[k]);
+            }
+            sinew_world_destroy(w[0]);
+            sinew_world_destroy(w[1]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +507,8 @@ int main(void)
         cmocka_unit_test(jacobi_applies_omega_times_the_average),
         cmocka_unit_test(rest_defaults_to_current_distance_and_bad_defs_are_refused),
         cmocka_unit_test(blocked_sweeps_equal_sequential_sweeps),
+        cmocka_unit_test(jacobi_layout_is_runs_of_consecutive_particles),
+        cmocka_unit_test(jacobi_avx2_and_portable_kernels_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
