@@ -378,8 +378,8 @@ static void jacobi_keeps_momentum_of_an_uneven_chain(void **state)
     }
 }
 
-// Jacobi keeps its own layout of the links (sorted by particle, with their lengths and weight
-// sums); every change between steps must reach it. One iteration of a lone link projects it
+// Jacobi keeps its own layout of the links (runs of consecutive particles, with their lengths);
+// every change between steps must reach it (and a weight change, read from the particles). One iteration of a lone link projects it
 // exactly, so each step below has a hand-computed result.
 static void jacobi_follows_changes_between_steps(void **state)
 {

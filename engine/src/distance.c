@@ -28,15 +28,14 @@ static int distance_fields(void *kind, sinew__field *f)
     f[7] = (sinew__field){(void **)&d->order, sizeof(uint32_t)};     // Jacobi's layout, rebuilt when dirty
     f[8] = (sinew__field){(void **)&d->jlo, sizeof(float)};
     f[9] = (sinew__field){(void **)&d->jhi, sizeof(float)};
-    f[10] = (sinew__field){(void **)&d->jw, sizeof(float)};
-    f[11] = (sinew__field){(void **)&d->runs, sizeof(sinew__run)};
-    f[12] = (sinew__field){(void **)&d->by_i, sizeof(uint32_t)};
-    f[13] = (sinew__field){(void **)&d->step_x, sizeof(float)};      // scratch of a Jacobi iteration
-    f[14] = (sinew__field){(void **)&d->step_y, sizeof(float)};
-    f[15] = (sinew__field){(void **)&d->step_lambda, sizeof(float)};
-    f[16] = (sinew__field){(void **)&d->tear, sizeof(float)};
-    f[17] = (sinew__field){(void **)&d->strain, sizeof(float)};
-    return 18;
+    f[10] = (sinew__field){(void **)&d->runs, sizeof(sinew__run)};
+    f[11] = (sinew__field){(void **)&d->by_i, sizeof(uint32_t)};
+    f[12] = (sinew__field){(void **)&d->step_x, sizeof(float)};      // scratch of a Jacobi iteration
+    f[13] = (sinew__field){(void **)&d->step_y, sizeof(float)};
+    f[14] = (sinew__field){(void **)&d->step_lambda, sizeof(float)};
+    f[15] = (sinew__field){(void **)&d->tear, sizeof(float)};
+    f[16] = (sinew__field){(void **)&d->strain, sizeof(float)};
+    return 17;
 }
 
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity)

@@ -375,7 +375,6 @@ void sinew__distances_order(sinew_world *world)
         const sinew__distance *l = &c[order[m]];
         d->jlo[m] = l->lo;
         d->jhi[m] = l->hi;
-        d->jw[m] = p->w[l->i] + p->w[l->j];
         sinew__run *last = &runs[run_count - 1];
         if (run_count > 0 && l->j - l->i == last->offset && l->i == last->i + last->count) {
             last->count += 1;
@@ -395,17 +394,18 @@ void sinew__distances_order(sinew_world *world)
 // Steps s (xj - xi) of a chunk of links and whether each is active, from the positions of their
 // two ends (xi[l], yi[l]) and (xj[l], yj[l]).
 SINEW_FORCE_INLINE void prepare_chunk(int len, const float *restrict xi, const float *restrict yi,
-                                      const float *restrict xj, const float *restrict yj, const float *restrict lo,
-                                      const float *restrict hi, const float *restrict wij,
+                                      const float *restrict xj, const float *restrict yj, const float *restrict wi,
+                                      const float *restrict wj, const float *restrict lo, const float *restrict hi,
                                       const float *restrict stiffness, const float *restrict compliance,
                                       float *restrict lambda, float *restrict step_x, float *restrict step_y,
                                       float *restrict active, float inv_h2, bool soft)
 {
     for (int l = 0; l < len; ++l) {
         const float dx = xj[l] - xi[l], dy = yj[l] - yi[l];
-        const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &lambda[l], dx, dy, wij[l],
+        const float wij = wi[l] + wj[l];
+        const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &lambda[l], dx, dy, wij,
                                                 inv_h2, true)
-                             : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, dx, dy, wij[l], inv_h2, false);
+                             : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, dx, dy, wij, inv_h2, false);
         step_x[l] = s * dx;
         step_y[l] = s * dy;
         active[l] = active_of(lo[l], hi[l], dx, dy);
@@ -423,7 +423,7 @@ SINEW_FORCE_INLINE void add_counts(int len, float *restrict n, const float *rest
 // For each link, its step s (xj - xi) and whether it is active, counted into inv_n at both ends.
 SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
 {
-    const float *x = world->particles.x, *y = world->particles.y;
+    const float *x = world->particles.x, *y = world->particles.y, *w = world->particles.w;
     float *n = world->particles.inv_n;
     sinew__distances *d = &world->distances;
     const sinew__softness *f = d->l.soft;
@@ -440,7 +440,7 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
                 compliance[l] = f[k].compliance;
                 d->step_lambda[m0 + l] = lambda[k];
             }
-            prepare_chunk(len, &x[i0], &y[i0], &x[j0], &y[j0], &d->jlo[m0], &d->jhi[m0], &d->jw[m0], stiffness,
+            prepare_chunk(len, &x[i0], &y[i0], &x[j0], &y[j0], &w[i0], &w[j0], &d->jlo[m0], &d->jhi[m0], stiffness,
                           compliance, &d->step_lambda[m0], &d->step_x[m0], &d->step_y[m0], active, inv_h2, soft);
             add_counts(len, &n[i0], active);
             add_counts(len, &n[j0], active);

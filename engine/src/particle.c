@@ -246,7 +246,6 @@ sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id,
     }
     world->particles.w[i] = weight;
     world->distances.blocks_dirty = true; // independence of blocks counts movable particles only
-    world->distances.order_dirty = true;  // Jacobi's layout holds the links' weight sums
     return SINEW_OK;
 }
 

@@ -146,7 +146,6 @@ typedef struct sinew__distances {
     // (see sinew__distances_prepare). Rebuilt when order_dirty.
     uint32_t *order;        // place m -> link k
     float *jlo, *jhi;       // the allowed lengths
-    float *jw;              // the sum of the two weights
     sinew__run *runs;       // run_count of them (at most one per link)
     int run_count;
     uint32_t *by_i;         // scratch of sinew__distances_order
@@ -155,7 +154,7 @@ typedef struct sinew__distances {
     float *strain;          // length / rest, smoothed over steps (tearable ones)
     int tearable;           // how many have a tear ratio
     bool adj_dirty;         // adj must be rebuilt before the next contact search
-    bool order_dirty;       // links or weights changed since Jacobi's layout was built
+    bool order_dirty;       // links changed since Jacobi's layout was built
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
 } sinew__distances;
 
