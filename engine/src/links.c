@@ -375,8 +375,8 @@ void sinew__distances_order(sinew_world *world)
         const sinew__distance *l = &c[order[m]];
         d->jlo[m] = l->lo;
         d->jhi[m] = l->hi;
-        sinew__run *last = &runs[run_count - 1];
-        if (run_count > 0 && l->j - l->i == last->offset && l->i == last->i + last->count) {
+        sinew__run *last = run_count > 0 ? &runs[run_count - 1] : NULL;
+        if (last != NULL && l->j - l->i == last->offset && l->i == last->i + last->count) {
             last->count += 1;
         } else {
             runs[run_count++] = (sinew__run){m, 1, l->i, l->j - l->i};
