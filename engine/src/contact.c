@@ -323,21 +323,23 @@ void sinew__contacts_find(sinew_world *world, bool color)
 // coin flip, so it is written without branches: guards that only ever scale a zero, 0/1 masks.
 
 // 1 when a contact (radii summing to `sum`) took part in the solve of the sub-step, else 0:
-// when the pair overlapped before it or still touches after it (offset e). Before the solve the
-// offset was e less what the solve changed in the relative displacement, rel - rel0 (the
-// responses change neither). Only those respond. A pair that only came near must not: the clamp
-// would hold it together, a stickiness that builds arches in a pile which later collapse
-// (measured: bursts of balls at 3 m/s in a "settled" pile).
-SINEW_FORCE_INLINE float in_play(float ex, float ey, float rel0x, float rel0y, float relx, float rely, float sum)
+// when the pair overlapped before it (offset o0 + rel0: where the sub-step began plus the
+// displacement before the solve, which the responses do not change) or still touches after it
+// (offset e). Only those respond. A pair that only came near must not: the clamp would hold it
+// together, a stickiness that builds arches in a pile which later collapse (measured: bursts of
+// balls at 3 m/s in a "settled" pile). (The offset before the solve cannot be had from e and the
+// displacements instead: the responses of the contacts before this one changed positions and
+// displacements by different amounts, and with it the pile settled measurably worse.)
+SINEW_FORCE_INLINE float in_play(float o0x, float o0y, float rel0x, float rel0y, float ex, float ey, float sum)
 {
-    const float bx = ex - (relx - rel0x), by = ey - (rely - rel0y);
+    const float bx = o0x + rel0x, by = o0y + rel0y;
     const float touch = sum * (1.0f + SINEW__TOUCH_SLACK);
     return (bx * bx + by * by < sum * sum) | (ex * ex + ey * ey < touch * touch) ? 1.0f : 0.0f;
 }
 
 // Eight contacts' inputs, gathered, so that the arithmetic in between runs in SIMD registers.
 typedef struct response_lanes {
-    float ex[SINEW__LANES], ey[SINEW__LANES], sum[SINEW__LANES];
+    float ex[SINEW__LANES], ey[SINEW__LANES], o0x[SINEW__LANES], o0y[SINEW__LANES], sum[SINEW__LANES];
     float r0x[SINEW__LANES], r0y[SINEW__LANES], rx[SINEW__LANES], ry[SINEW__LANES];
     float mu_s[SINEW__LANES], mu_k[SINEW__LANES];
     float fx[SINEW__LANES], fy[SINEW__LANES], vx[SINEW__LANES], vy[SINEW__LANES], play[SINEW__LANES];
@@ -353,7 +355,7 @@ static void response_solve(response_lanes *restrict v)
         const float inv_d = 1.0f / sqrtf(v->ex[l] * v->ex[l] + v->ey[l] * v->ey[l] + SINEW__GUARD);
         sinew__contact_response(v->ex[l] * inv_d, v->ey[l] * inv_d, v->r0x[l], v->r0y[l], v->rx[l], v->ry[l],
                                 v->mu_s[l], v->mu_k[l], &v->fx[l], &v->fy[l], &v->vx[l], &v->vy[l]);
-        v->play[l] = in_play(v->ex[l], v->ey[l], v->r0x[l], v->r0y[l], v->rx[l], v->ry[l], v->sum[l]);
+        v->play[l] = in_play(v->o0x[l], v->o0y[l], v->r0x[l], v->r0y[l], v->ex[l], v->ey[l], v->sum[l]);
     }
 }
 
@@ -361,12 +363,14 @@ static void response_solve(response_lanes *restrict v)
 static void response_gather_solve(response_lanes *restrict v, const sinew__contacts *restrict k,
                                   const sinew__particles *restrict p, int from, int count)
 {
-    const float *restrict x = p->x, *restrict y = p->y;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
     const float *restrict dx = p->dx, *restrict dy = p->dy, *restrict dx0 = p->dx_pre, *restrict dy0 = p->dy_pre;
     for (int l = 0; l < count; ++l) {
         const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
         v->ex[l] = x[j] - x[i];
         v->ey[l] = y[j] - y[i];
+        v->o0x[l] = px[j] - px[i];
+        v->o0y[l] = py[j] - py[i];
         v->sum[l] = k->l.c[from + l].lo;
         v->r0x[l] = dx0[j] - dx0[i];
         v->r0y[l] = dy0[j] - dy0[i];
@@ -376,7 +380,7 @@ static void response_gather_solve(response_lanes *restrict v, const sinew__conta
         v->mu_k[l] = k->mu_k[from + l];
     }
     for (int l = count; l < SINEW__LANES; ++l) {
-        v->ex[l] = v->ey[l] = v->sum[l] = v->r0x[l] = v->r0y[l] = v->rx[l] = v->ry[l] = 0.0f;
+        v->ex[l] = v->ey[l] = v->o0x[l] = v->o0y[l] = v->sum[l] = v->r0x[l] = v->r0y[l] = v->rx[l] = v->ry[l] = 0.0f;
         v->mu_s[l] = v->mu_k[l] = 0.0f;
     }
     response_solve(v);
@@ -422,7 +426,9 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     const __m256 fx = _mm256_mul_ps(neg_f, tx), fy = _mm256_mul_ps(neg_f, ty);
     const __m256 vx = _mm256_sub_ps(fx, _mm256_mul_ps(excess, nx)), vy = _mm256_sub_ps(fy, _mm256_mul_ps(excess, ny));
     // in_play.
-    const __m256 bx = _mm256_sub_ps(ex, _mm256_sub_ps(rx, r0x)), by = _mm256_sub_ps(ey, _mm256_sub_ps(ry, r0y));
+    const __m256 o0x = _mm256_sub_ps(_mm256_i32gather_ps(p->px, j, 4), _mm256_i32gather_ps(p->px, i, 4));
+    const __m256 o0y = _mm256_sub_ps(_mm256_i32gather_ps(p->py, j, 4), _mm256_i32gather_ps(p->py, i, 4));
+    const __m256 bx = _mm256_add_ps(o0x, r0x), by = _mm256_add_ps(o0y, r0y);
     const __m256 touch = _mm256_mul_ps(sum, _mm256_set1_ps(1.0f + SINEW__TOUCH_SLACK));
     const __m256 overlapped =
         _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(sum, sum), _CMP_LT_OQ);
@@ -557,8 +563,8 @@ void sinew__contacts_count(sinew_world *world)
     for (int m = 0; m < k->l.count; ++m) {
         const int i = k->l.c[m].i, j = k->l.c[m].j;
         const float touching =
-            in_play(p->x[j] - p->x[i], p->y[j] - p->y[i], p->dx_pre[j] - p->dx_pre[i], p->dy_pre[j] - p->dy_pre[i],
-                    p->dx[j] - p->dx[i], p->dy[j] - p->dy[i], k->l.c[m].lo);
+            in_play(p->px[j] - p->px[i], p->py[j] - p->py[i], p->dx_pre[j] - p->dx_pre[i], p->dy_pre[j] - p->dy_pre[i],
+                    p->x[j] - p->x[i], p->y[j] - p->y[i], k->l.c[m].lo);
         inv_n[i] += touching;
         inv_n[j] += touching;
     }
