@@ -420,6 +420,18 @@ SINEW_FORCE_INLINE void add_counts(int len, float *restrict n, const float *rest
     }
 }
 
+// The chunk of a run from its link k0: len links, at places m0.., first particles i0.., second
+// particles j0...
+typedef struct sinew__chunk {
+    int len, m0, i0, j0;
+} sinew__chunk;
+
+SINEW_FORCE_INLINE sinew__chunk chunk_of(sinew__run run, int k0)
+{
+    const int len = run.count - k0 < SINEW__CHUNK ? run.count - k0 : SINEW__CHUNK;
+    return (sinew__chunk){len, run.first + k0, run.i + k0, run.i + k0 + run.offset};
+}
+
 // For each link, its step s (xj - xi) and whether it is active, counted into inv_n at both ends.
 SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
 {
@@ -429,10 +441,9 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
     const sinew__softness *f = d->l.soft;
     const float *lambda = d->l.lambda;
     for (int r = 0; r < d->run_count; ++r) {
-        const sinew__run run = d->runs[r];
-        for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
-            const int len = run.count - k0 < SINEW__CHUNK ? run.count - k0 : SINEW__CHUNK;
-            const int m0 = run.first + k0, i0 = run.i + k0, j0 = i0 + run.offset;
+        for (int k0 = 0; k0 < d->runs[r].count; k0 += SINEW__CHUNK) {
+            const sinew__chunk ch = chunk_of(d->runs[r], k0);
+            const int len = ch.len, m0 = ch.m0, i0 = ch.i0, j0 = ch.j0;
             float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK], active[SINEW__CHUNK];
             for (int l = 0; l < len && soft; ++l) {
                 const uint32_t k = d->order[m0 + l];
@@ -483,10 +494,9 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scatter
     const sinew__distances *d = &world->distances;
     float *restrict lambda = d->l.lambda;
     for (int r = 0; r < d->run_count; ++r) {
-        const sinew__run run = d->runs[r];
-        for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
-            const int len = run.count - k0 < SINEW__CHUNK ? run.count - k0 : SINEW__CHUNK;
-            const int m0 = run.first + k0, i0 = run.i + k0, j0 = i0 + run.offset;
+        for (int k0 = 0; k0 < d->runs[r].count; k0 += SINEW__CHUNK) {
+            const sinew__chunk ch = chunk_of(d->runs[r], k0);
+            const int len = ch.len, m0 = ch.m0, i0 = ch.i0, j0 = ch.j0;
             float t[SINEW__CHUNK], tx[SINEW__CHUNK], ty[SINEW__CHUNK];
             gather_chunk(len, &p->inv_n[i0], &p->inv_n[j0], &d->step_x[m0], &d->step_y[m0], &p->jacobi_x[i0],
                          &p->jacobi_y[i0], t, tx, ty);
