@@ -1,5 +1,3 @@
-
-
 // Particle-particle contacts: found in the grid, solved as min-only links by the link kernels,
 // then position-based friction. Found once per step when the particles' motion margin is small
 // (the grid's margin then covers the sub-steps ahead), else every sub-step.
