@@ -313,18 +313,23 @@ typedef struct plane_hit {
     float nx, ny, offset;
 } plane_hit;
 
+// The half-plane case of contact(): `margin` already includes the speculative part.
+SINEW_FORCE_INLINE bool plane_contact(const sinew__collider *c, sinew_vec2 p, float r, float margin, plane_hit *hit)
+{
+    if (c->nx * p.x + c->ny * p.y - c->offset >= r + margin) {
+        return false;
+    }
+    *hit = (plane_hit){c->nx, c->ny, c->offset + r};
+    return true;
+}
+
 // Speculative like particle contacts: made within SINEW__CONTACT_REACH times the particle's radius
 // plus `margin` (m; INFINITY: always, for a contact found before).
 static bool contact(const sinew__collider *c, sinew_vec2 p, float r, float margin, plane_hit *hit)
 {
     margin += r * (SINEW__CONTACT_REACH - 1.0f);
     if (c->type == SINEW_COLLIDER_PLANE) {
-        float s = c->nx * p.x + c->ny * p.y - c->offset;
-        if (s >= r + margin) {
-            return false;
-        }
-        *hit = (plane_hit){c->nx, c->ny, c->offset + r};
-        return true;
+        return plane_contact(c, p, r, margin, hit);
     }
     const int m = c->vertex_count;
     const float reach = c->radius + r;
@@ -528,17 +533,17 @@ void sinew__planes_find(sinew_world *world, float margin)
         const float moved = moved_of(p, i);
         // What the polygon bound test must allow for: the reach, the margin, and a sweep.
         const float reach = (r + (moved > r ? moved : 0.0f)) * SINEW__CONTACT_REACH + margin;
-        // A half-plane against a particle that needs no sweep, the common case, inline: what
-        // contact() does for it.
-        const float plane_reach = r + (margin + r * (SINEW__CONTACT_REACH - 1.0f));
+        // A half-plane against a particle that needs no sweep, the common case, without the calls.
+        const float plane_margin = margin + r * (SINEW__CONTACT_REACH - 1.0f);
         for (int k = 0; k < cs->count; ++k) {
             const sinew__collider *c = &cs->c[k];
             if ((c->group & p->mask[i]) == 0u || (p->group[i] & c->mask) == 0u) {
                 continue;
             }
+            plane_hit hit;
             if (c->type == SINEW_COLLIDER_PLANE && !(moved > r)) {
-                if (c->nx * at.x + c->ny * at.y - c->offset < plane_reach) {
-                    emit(world, i, c, &(plane_hit){c->nx, c->ny, c->offset + r});
+                if (plane_contact(c, at, r, plane_margin, &hit)) {
+                    emit(world, i, c, &hit);
                 }
                 continue;
             }
@@ -546,7 +551,6 @@ void sinew__planes_find(sinew_world *world, float margin)
                 (at.x + reach < c->minx || at.x - reach > c->maxx || at.y + reach < c->miny || at.y - reach > c->maxy)) {
                 continue;
             }
-            plane_hit hit;
             if (find_plane(p, i, moved, c, margin, &hit)) {
                 emit(world, i, c, &hit);
             }
