@@ -274,18 +274,18 @@ static void area_apply(sinew_world *world, const sinew__area *c, float step, boo
     for (int k = 0; k < n; ++k) {
         const int prev = idx[k > 0 ? k - 1 : n - 1], cur = idx[k], next = idx[k + 1 < n ? k + 1 : 0];
         const float gx = 0.5f * (p->y[next] - p->y[prev]), gy = 0.5f * (p->x[prev] - p->x[next]);
-        p->dx_pre[cur] = gx; // scratch: the step's gradients (dx_pre is free during the solve)
-        p->dy_pre[cur] = gy;
+        p->grad_x[cur] = gx;
+        p->grad_y[cur] = gy;
     }
     for (int k = 0; k < n; ++k) {
         const int cur = idx[k];
         const float f = s * p->w[cur];
         if (accumulate) {
-            p->acc[cur].dx += (double)(f * p->dx_pre[cur]);
-            p->acc[cur].dy += (double)(f * p->dy_pre[cur]);
+            p->acc[cur].dx += (double)(f * p->grad_x[cur]);
+            p->acc[cur].dy += (double)(f * p->grad_y[cur]);
         } else {
-            p->x[cur] += f * p->dx_pre[cur];
-            p->y[cur] += f * p->dy_pre[cur];
+            p->x[cur] += f * p->grad_x[cur];
+            p->y[cur] += f * p->grad_y[cur];
         }
     }
 }

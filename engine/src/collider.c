@@ -631,8 +631,8 @@ void sinew__planes_error(const sinew_world *world, float *max_error, double *sum
     *sum_sq = sq;
 }
 
-// 1 when contact m was within the contact reach before the solve of the sub-step (at px +
-// dx_pre), as a contact found in that sub-step is: only those respond, not those found ahead with
+// 1 when contact m was within the contact reach before the solve of the sub-step (at px + dx0
+// of its motion record), as a contact found in that sub-step is: only those respond, not those found ahead with
 // a motion margin. (Unlike particle pairs, see in_play in contact.c, a near collider does not
 // make a pile sticky; limiting it to touching contacts was measured to unsettle Jacobi piles.)
 static float plane_in_reach(const sinew_world *world, int m)
@@ -640,7 +640,8 @@ static float plane_in_reach(const sinew_world *world, int m)
     const sinew__plane_contact *c = &world->planes.c[m];
     const sinew__particles *p = &world->particles;
     const int i = c->i;
-    const float gap = c->nx * (p->px[i] + p->dx_pre[i]) + c->ny * (p->py[i] + p->dy_pre[i]) - c->offset;
+    const sinew__motion *mo = &p->motion[i];
+    const float gap = c->nx * (mo->px + mo->dx0) + c->ny * (mo->py + mo->dy0) - c->offset;
     return gap < p->radius[i] * (SINEW__CONTACT_REACH - 1.0f) ? 1.0f : 0.0f;
 }
 
@@ -652,7 +653,7 @@ void sinew__planes_respond(sinew_world *world, bool jacobi)
         const sinew__plane_contact *c = &q->c[m];
         const int i = c->i;
         float fx, fy, vx, vy; // the collider does not move: relative motion is the particle's
-        sinew__contact_response(c->nx, c->ny, p->dx_pre[i], p->dy_pre[i], p->dx[i], p->dy[i], q->mu_s[m], q->mu_k[m],
+        sinew__contact_response(c->nx, c->ny, p->motion[i].dx0, p->motion[i].dy0, p->dx[i], p->dy[i], q->mu_s[m], q->mu_k[m],
                                 &fx, &fy, &vx, &vy);
         const float share = plane_in_reach(world, m) * (jacobi ? p->inv_n[i] : 1.0f);
         if (jacobi) {

@@ -359,21 +359,19 @@ static void response_solve(response_lanes *restrict v)
 
 // Gathers `count` contacts from `from` (the other lanes get harmless zeros) and solves them.
 static void response_gather_solve(response_lanes *restrict v, const sinew__contacts *restrict k,
-                                  const sinew__particles *restrict p, int from, int count)
+                                  const sinew__motion *restrict motion, int from, int count)
 {
-    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
-    const float *restrict dx = p->dx, *restrict dy = p->dy, *restrict dx0 = p->dx_pre, *restrict dy0 = p->dy_pre;
     for (int l = 0; l < count; ++l) {
-        const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
-        v->ex[l] = x[j] - x[i];
-        v->ey[l] = y[j] - y[i];
-        v->o0x[l] = px[j] - px[i];
-        v->o0y[l] = py[j] - py[i];
+        const sinew__motion *a = &motion[k->l.c[from + l].i], *b = &motion[k->l.c[from + l].j];
+        v->ex[l] = b->x - a->x;
+        v->ey[l] = b->y - a->y;
+        v->o0x[l] = b->px - a->px;
+        v->o0y[l] = b->py - a->py;
         v->sum[l] = k->l.c[from + l].lo;
-        v->r0x[l] = dx0[j] - dx0[i];
-        v->r0y[l] = dy0[j] - dy0[i];
-        v->rx[l] = dx[j] - dx[i];
-        v->ry[l] = dy[j] - dy[i];
+        v->r0x[l] = b->dx0 - a->dx0;
+        v->r0y[l] = b->dy0 - a->dy0;
+        v->rx[l] = b->dx - a->dx;
+        v->ry[l] = b->dy - a->dy;
         v->mu_s[l] = k->mu_s[from + l];
         v->mu_k[l] = k->mu_k[from + l];
     }
@@ -386,10 +384,51 @@ static void response_gather_solve(response_lanes *restrict v, const sinew__conta
 
 #if SINEW__X86
 
+// Eight rows in, eight columns out: row l holds lane l's eight values, column c value c of every lane.
+SINEW__AVX2 static inline __attribute__((always_inline)) void transpose8(__m256 r[8])
+{
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// Four columns of eight lanes in, the four values of each lane out (lane l in out[l]).
+SINEW__AVX2 static inline __attribute__((always_inline)) void transpose4x8(__m256 c0, __m256 c1, __m256 c2, __m256 c3,
+                                                                          __m128 out[8])
+{
+    const __m256 a0 = _mm256_unpacklo_ps(c0, c1), a1 = _mm256_unpackhi_ps(c0, c1);
+    const __m256 a2 = _mm256_unpacklo_ps(c2, c3), a3 = _mm256_unpackhi_ps(c2, c3);
+    const __m256 b0 = _mm256_shuffle_ps(a0, a2, 0x44), b1 = _mm256_shuffle_ps(a0, a2, 0xee);
+    const __m256 b2 = _mm256_shuffle_ps(a1, a3, 0x44), b3 = _mm256_shuffle_ps(a1, a3, 0xee);
+    out[0] = _mm256_castps256_ps128(b0);
+    out[1] = _mm256_castps256_ps128(b1);
+    out[2] = _mm256_castps256_ps128(b2);
+    out[3] = _mm256_castps256_ps128(b3);
+    out[4] = _mm256_extractf128_ps(b0, 1);
+    out[5] = _mm256_extractf128_ps(b1, 1);
+    out[6] = _mm256_extractf128_ps(b2, 1);
+    out[7] = _mm256_extractf128_ps(b3, 1);
+}
+
 // A whole block of SINEW__LANES contacts (from `from`, sharing no movable particle unless
-// Jacobi) in AVX2 registers: the gathers of response_gather_solve, response_solve and the writes
+// Jacobi) in AVX2 registers: the loads of response_gather_solve, response_solve and the writes
 // of respond_kernel, with the same IEEE operations in the same order, so both paths give the same
-// bits. max_ps(a, 0) and min_ps(a, 1) are `a > 0 ? a : 0` and `a < 1 ? a : 1`, NaN included.
+// bits. Each end's motion record is one vector load; the eight differences j - i, transposed,
+// are the lanes' inputs. max_ps(a, 0) and min_ps(a, 1) are `a > 0 ? a : 0` and `a < 1 ? a : 1`,
+// NaN included.
 SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
                                            bool jacobi)
 {
@@ -397,14 +436,16 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     __m256 sum, hi;
     sinew__links_load8(&k->l.c[from], &i, &j, &sum, &hi);
     (void)hi; // a contact's hi is infinite
-    const __m256 xi = _mm256_i32gather_ps(p->x, i, 4), xj = _mm256_i32gather_ps(p->x, j, 4);
-    const __m256 yi = _mm256_i32gather_ps(p->y, i, 4), yj = _mm256_i32gather_ps(p->y, j, 4);
-    const __m256 dxi = _mm256_i32gather_ps(p->dx, i, 4), dxj = _mm256_i32gather_ps(p->dx, j, 4);
-    const __m256 dyi = _mm256_i32gather_ps(p->dy, i, 4), dyj = _mm256_i32gather_ps(p->dy, j, 4);
-    const __m256 r0x = _mm256_sub_ps(_mm256_i32gather_ps(p->dx_pre, j, 4), _mm256_i32gather_ps(p->dx_pre, i, 4));
-    const __m256 r0y = _mm256_sub_ps(_mm256_i32gather_ps(p->dy_pre, j, 4), _mm256_i32gather_ps(p->dy_pre, i, 4));
-    const __m256 ex = _mm256_sub_ps(xj, xi), ey = _mm256_sub_ps(yj, yi);
-    const __m256 rx = _mm256_sub_ps(dxj, dxi), ry = _mm256_sub_ps(dyj, dyi);
+    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+    _mm256_storeu_si256((__m256i *)ii, i);
+    _mm256_storeu_si256((__m256i *)jj, j);
+    sinew__motion *restrict motion = p->motion;
+    __m256 d[SINEW__LANES];
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        d[l] = _mm256_sub_ps(_mm256_load_ps(&motion[jj[l]].x), _mm256_load_ps(&motion[ii[l]].x));
+    }
+    transpose8(d);
+    const __m256 ex = d[0], ey = d[1], rx = d[2], ry = d[3], o0x = d[4], o0y = d[5], r0x = d[6], r0y = d[7];
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), guard = _mm256_set1_ps(SINEW__GUARD);
     // response_solve: the normal.
     const __m256 e2 = _mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey));
@@ -424,8 +465,6 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     const __m256 fx = _mm256_mul_ps(neg_f, tx), fy = _mm256_mul_ps(neg_f, ty);
     const __m256 vx = _mm256_sub_ps(fx, _mm256_mul_ps(excess, nx)), vy = _mm256_sub_ps(fy, _mm256_mul_ps(excess, ny));
     // in_play.
-    const __m256 o0x = _mm256_sub_ps(_mm256_i32gather_ps(p->px, j, 4), _mm256_i32gather_ps(p->px, i, 4));
-    const __m256 o0y = _mm256_sub_ps(_mm256_i32gather_ps(p->py, j, 4), _mm256_i32gather_ps(p->py, i, 4));
     const __m256 bx = _mm256_add_ps(o0x, r0x), by = _mm256_add_ps(o0y, r0y);
     const __m256 touch = _mm256_mul_ps(sum, _mm256_set1_ps(1.0f + SINEW__TOUCH_SLACK));
     const __m256 overlapped =
@@ -435,15 +474,12 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     // respond_kernel's writes.
     __m256 si = _mm256_mul_ps(play, _mm256_loadu_ps(&k->share_i[from]));
     __m256 sj = _mm256_mul_ps(play, _mm256_loadu_ps(&k->share_j[from]));
-    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
-    _mm256_storeu_si256((__m256i *)ii, i);
-    _mm256_storeu_si256((__m256i *)jj, j);
-    float out[8][SINEW__LANES];
     if (jacobi) {
         const __m256 share =
             _mm256_min_ps(_mm256_i32gather_ps(p->inv_n, i, 4), _mm256_i32gather_ps(p->inv_n, j, 4));
         si = _mm256_mul_ps(si, share);
         sj = _mm256_mul_ps(sj, share);
+        float out[8][SINEW__LANES];
         _mm256_storeu_ps(out[0], _mm256_mul_ps(si, vx));
         _mm256_storeu_ps(out[1], _mm256_mul_ps(si, vy));
         _mm256_storeu_ps(out[2], _mm256_mul_ps(sj, vx));
@@ -465,26 +501,15 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
         }
         return;
     }
-    // No movable particle twice in the block: each lane's new values are its gathered ones
-    // changed (an immovable one, shared or not, has a share of 0 and keeps its value).
-    _mm256_storeu_ps(out[0], _mm256_sub_ps(dxi, _mm256_mul_ps(si, vx)));
-    _mm256_storeu_ps(out[1], _mm256_sub_ps(dyi, _mm256_mul_ps(si, vy)));
-    _mm256_storeu_ps(out[2], _mm256_add_ps(dxj, _mm256_mul_ps(sj, vx)));
-    _mm256_storeu_ps(out[3], _mm256_add_ps(dyj, _mm256_mul_ps(sj, vy)));
-    _mm256_storeu_ps(out[4], _mm256_sub_ps(xi, _mm256_mul_ps(si, fx)));
-    _mm256_storeu_ps(out[5], _mm256_sub_ps(yi, _mm256_mul_ps(si, fy)));
-    _mm256_storeu_ps(out[6], _mm256_add_ps(xj, _mm256_mul_ps(sj, fx)));
-    _mm256_storeu_ps(out[7], _mm256_add_ps(yj, _mm256_mul_ps(sj, fy)));
-    float *restrict x = p->x, *restrict y = p->y, *restrict dx = p->dx, *restrict dy = p->dy;
+    // No movable particle twice in the block: each end's x, y, dx, dy (the first four values of
+    // its record) change by its lane's (share f, share v); an immovable end has a share of 0 and
+    // keeps its values.
+    __m128 ui[SINEW__LANES], uj[SINEW__LANES];
+    transpose4x8(_mm256_mul_ps(si, fx), _mm256_mul_ps(si, fy), _mm256_mul_ps(si, vx), _mm256_mul_ps(si, vy), ui);
+    transpose4x8(_mm256_mul_ps(sj, fx), _mm256_mul_ps(sj, fy), _mm256_mul_ps(sj, vx), _mm256_mul_ps(sj, vy), uj);
     for (int l = 0; l < SINEW__LANES; ++l) {
-        dx[ii[l]] = out[0][l];
-        dy[ii[l]] = out[1][l];
-        dx[jj[l]] = out[2][l];
-        dy[jj[l]] = out[3][l];
-        x[ii[l]] = out[4][l];
-        y[ii[l]] = out[5][l];
-        x[jj[l]] = out[6][l];
-        y[jj[l]] = out[7][l];
+        _mm_store_ps(&motion[ii[l]].x, _mm_sub_ps(_mm_load_ps(&motion[ii[l]].x), ui[l]));
+        _mm_store_ps(&motion[jj[l]].x, _mm_add_ps(_mm_load_ps(&motion[jj[l]].x), uj[l]));
     }
 }
 #endif
@@ -493,7 +518,7 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
 {
     const sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
-    float *restrict x = p->x, *restrict y = p->y, *restrict dx = p->dx, *restrict dy = p->dy;
+    sinew__motion *restrict motion = p->motion;
     const float *restrict inv_n = p->inv_n;
     const float *restrict share_i = k->share_i, *restrict share_j = k->share_j;
     sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
@@ -513,7 +538,7 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
             }
 #endif
             response_lanes v;
-            response_gather_solve(&v, k, p, from, count);
+            response_gather_solve(&v, k, motion, from, count);
             for (int l = 0; l < count; ++l) {
                 const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
                 float si = v.play[l] * share_i[from + l], sj = v.play[l] * share_j[from + l];
@@ -530,14 +555,14 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
                     acc2[j].dx += (double)(sj * v.fx[l]);
                     acc2[j].dy += (double)(sj * v.fy[l]);
                 } else {
-                    dx[i] -= si * v.vx[l];
-                    dy[i] -= si * v.vy[l];
-                    dx[j] += sj * v.vx[l];
-                    dy[j] += sj * v.vy[l];
-                    x[i] -= si * v.fx[l];
-                    y[i] -= si * v.fy[l];
-                    x[j] += sj * v.fx[l];
-                    y[j] += sj * v.fy[l];
+                    motion[i].x -= si * v.fx[l];
+                    motion[i].y -= si * v.fy[l];
+                    motion[i].dx -= si * v.vx[l];
+                    motion[i].dy -= si * v.vy[l];
+                    motion[j].x += sj * v.fx[l];
+                    motion[j].y += sj * v.fy[l];
+                    motion[j].dx += sj * v.vx[l];
+                    motion[j].dy += sj * v.vy[l];
                 }
             }
         }
@@ -556,13 +581,13 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi)
 void sinew__contacts_count(sinew_world *world)
 {
     const sinew__contacts *k = &world->contacts;
-    const sinew__particles *p = &world->particles;
+    const sinew__motion *motion = world->particles.motion;
     float *inv_n = world->particles.inv_n;
     for (int m = 0; m < k->l.count; ++m) {
         const int i = k->l.c[m].i, j = k->l.c[m].j;
-        const float touching =
-            in_play(p->px[j] - p->px[i], p->py[j] - p->py[i], p->dx_pre[j] - p->dx_pre[i], p->dy_pre[j] - p->dy_pre[i],
-                    p->x[j] - p->x[i], p->y[j] - p->y[i], k->l.c[m].lo);
+        const sinew__motion *a = &motion[i], *b = &motion[j];
+        const float touching = in_play(b->px - a->px, b->py - a->py, b->dx0 - a->dx0, b->dy0 - a->dy0, b->x - a->x,
+                                       b->y - a->y, k->l.c[m].lo);
         inv_n[i] += touching;
         inv_n[j] += touching;
     }

@@ -36,8 +36,9 @@ static int particle_fields(void *kind, sinew__field *f)
         {(void **)&p->cell_r, sizeof(float)},     {(void **)&p->cell_w, sizeof(float)},
         {(void **)&p->cell_group, sizeof(uint32_t)}, {(void **)&p->cell_mask, sizeof(uint32_t)},
         {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
-        {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->dx_pre, sizeof(float)},
-        {(void **)&p->dy_pre, sizeof(float)},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t)},
+        {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->grad_x, sizeof(float)},
+        {(void **)&p->grad_y, sizeof(float)},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t)},
+        {(void **)&p->motion, sizeof(sinew__motion)},
         {(void **)&p->jacobi_x, sizeof(double)}, {(void **)&p->jacobi_y, sizeof(double)},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
@@ -351,11 +352,29 @@ static float finish_arrays(int n, const float *restrict x, const float *restrict
     return bad;
 }
 
-int sinew__particles_finish_substep(sinew_world *world)
+// finish_arrays for both axes, also packing each particle's motion record (the displacement
+// before the solve is the one finish_arrays replaces).
+static float finish_and_pack(int n, const float *restrict x, const float *restrict y, const float *restrict px,
+                             const float *restrict py, float *restrict dx, float *restrict dy,
+                             sinew__motion *restrict motion)
+{
+    float bad = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        const float ndx = dx[i] + (x[i] - (px[i] + dx[i])), ndy = dy[i] + (y[i] - (py[i] + dy[i]));
+        motion[i] = (sinew__motion){x[i], y[i], ndx, ndy, px[i], py[i], dx[i], dy[i]};
+        dx[i] = ndx;
+        dy[i] = ndy;
+        bad += (x[i] - x[i]) + (ndx - ndx) + (y[i] - y[i]) + (ndy - ndy);
+    }
+    return bad;
+}
+
+int sinew__particles_finish_substep(sinew_world *world, bool pack)
 {
     sinew__particles *p = &world->particles;
     const int n = p->count;
-    float bad = finish_arrays(n, p->x, p->px, p->dx) + finish_arrays(n, p->y, p->py, p->dy);
+    float bad = pack ? finish_and_pack(n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion)
+                     : finish_arrays(n, p->x, p->px, p->dx) + finish_arrays(n, p->y, p->py, p->dy);
     if (bad == 0.0f) {
         return 0;
     }
@@ -367,8 +386,26 @@ int sinew__particles_finish_substep(sinew_world *world)
             p->x[i] = p->px[i];
             p->y[i] = p->py[i];
             p->dx[i] = p->dy[i] = 0.0f;
+            if (pack) {
+                p->motion[i].x = p->px[i];
+                p->motion[i].y = p->py[i];
+                p->motion[i].dx = p->motion[i].dy = 0.0f;
+            }
             reset += 1;
         }
     }
     return reset;
+}
+
+void sinew__particles_unpack_motion(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    float *restrict x = p->x, *restrict y = p->y, *restrict dx = p->dx, *restrict dy = p->dy;
+    const sinew__motion *restrict m = p->motion;
+    for (int i = 0; i < p->count; ++i) {
+        x[i] = m[i].x;
+        y[i] = m[i].y;
+        dx[i] = m[i].dx;
+        dy[i] = m[i].dy;
+    }
 }

@@ -185,7 +185,10 @@ static void respond_to_contacts(sinew_world *world, bool jacobi)
 {
     sinew__particles *p = &world->particles;
     if (!jacobi) {
-        sinew__contacts_respond(world, false);
+        if (world->contacts.l.count > 0) {
+            sinew__contacts_respond(world, false);
+            sinew__particles_unpack_motion(world);
+        }
         sinew__planes_respond(world, false);
         return;
     }
@@ -297,11 +300,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             }
         }
         const bool contacts = world->contacts.l.count > 0 || world->planes.count > 0;
-        if (contacts) { // the displacement before the solve, for the contact velocity pass
-            memcpy(world->particles.dx_pre, world->particles.dx, sizeof(float) * (size_t)world->particles.count);
-            memcpy(world->particles.dy_pre, world->particles.dy, sizeof(float) * (size_t)world->particles.count);
-        }
-        reset += sinew__particles_finish_substep(world);
+        reset += sinew__particles_finish_substep(world, contacts);
         if (contacts) {
             respond_to_contacts(world, jacobi);
         }
