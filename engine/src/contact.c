@@ -384,27 +384,6 @@ static void response_gather_solve(response_lanes *restrict v, const sinew__conta
 
 #if SINEW__X86
 
-// Eight rows in, eight columns out: row l holds lane l's eight values, column c value c of every lane.
-SINEW__AVX2 static inline __attribute__((always_inline)) void transpose8(__m256 r[8])
-{
-    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
-    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
-    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
-    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
-    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
-
 // Four columns of eight lanes in, the four values of each lane out (lane l in out[l]).
 SINEW__AVX2 static inline __attribute__((always_inline)) void transpose4x8(__m256 c0, __m256 c1, __m256 c2, __m256 c3,
                                                                           __m128 out[8])
@@ -444,7 +423,7 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     for (int l = 0; l < SINEW__LANES; ++l) {
         d[l] = _mm256_sub_ps(_mm256_load_ps(&motion[jj[l]].x), _mm256_load_ps(&motion[ii[l]].x));
     }
-    transpose8(d);
+    sinew__transpose8(d);
     const __m256 ex = d[0], ey = d[1], rx = d[2], ry = d[3], o0x = d[4], o0y = d[5], r0x = d[6], r0y = d[7];
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), guard = _mm256_set1_ps(SINEW__GUARD);
     // response_solve: the normal.
