@@ -515,6 +515,41 @@ static bool find_plane(const sinew__particles *p, int i, float moved, const sine
     return (moved > r && sweep(c, from, at, r, hit)) || contact(c, at, r, margin, hit);
 }
 
+// When every collider is a half-plane (a box, the common case): marks in near_plane, in passes
+// the compiler vectorises, the particles that may get a contact: those that moved about their
+// radius or more (swept), and those near a plane they collide with. Both tests are looser than
+// the exact ones of sinew__planes_find, which then runs on the marked particles only. False when
+// some collider is not a half-plane (nothing is marked).
+static bool mark_near_planes(sinew_world *world, float margin)
+{
+    const sinew__colliders *cs = &world->colliders;
+    for (int k = 0; k < cs->count; ++k) {
+        if (cs->c[k].type != SINEW_COLLIDER_PLANE) {
+            return false;
+        }
+    }
+    sinew__particles *p = &world->particles;
+    const int n = p->count;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
+    const float *restrict r = p->radius;
+    const uint32_t *restrict group = p->group, *restrict mask = p->mask;
+    uint8_t *restrict near = p->near_plane;
+    for (int i = 0; i < n; ++i) {
+        const float mx = x[i] - px[i], my = y[i] - py[i];
+        near[i] = (uint8_t)(mx * mx + my * my > 0.99f * r[i] * r[i]);
+    }
+    for (int k = 0; k < cs->count; ++k) {
+        const sinew__collider c = cs->c[k];
+        for (int i = 0; i < n; ++i) {
+            const float reach = (r[i] + margin + r[i] * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
+            const bool close = !(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close, as in plane_contact
+            const bool meets = (c.group & mask[i]) != 0u && (group[i] & c.mask) != 0u;
+            near[i] |= (uint8_t)(close & meets);
+        }
+    }
+    return true;
+}
+
 void sinew__planes_find(sinew_world *world, float margin)
 {
     sinew__planes *q = &world->planes;
@@ -524,8 +559,9 @@ void sinew__planes_find(sinew_world *world, float margin)
     if (cs->count == 0) {
         return;
     }
+    const bool marked = mark_near_planes(world, margin);
     for (int i = 0; i < p->count; ++i) {
-        if ((p->flags[i] & SINEW_PARTICLE_COLLIDES) == 0u || p->w[i] == 0.0f) {
+        if ((marked && !p->near_plane[i]) || (p->flags[i] & SINEW_PARTICLE_COLLIDES) == 0u || p->w[i] == 0.0f) {
             continue; // immovable particles need no collider contact
         }
         const sinew_vec2 at = {p->x[i], p->y[i]};

@@ -38,7 +38,7 @@ static int particle_fields(void *kind, sinew__field *f)
         {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
         {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->grad_x, sizeof(float)},
         {(void **)&p->grad_y, sizeof(float)},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t)},
-        {(void **)&p->motion, sizeof(sinew__motion)},
+        {(void **)&p->motion, sizeof(sinew__motion)}, {(void **)&p->near_plane, sizeof(uint8_t)},
         {(void **)&p->jacobi_x, sizeof(double)}, {(void **)&p->jacobi_y, sizeof(double)},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
