@@ -1427,8 +1427,8 @@ static uint64_t box_pile_hash(sinew_solver_mode mode, bool far_circle)
     pd.count = 300;
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
     for (int k = 0; k < 8; ++k) {
-        (void)add_moving_ball(w, sinew_vec2_make(2.0f + 2.5f * (float)k, 30.0f), sinew_vec2_make(40.0f * (float)k, -300.0f),
-                              0.25f);
+        const sinew_vec2 at = sinew_vec2_make(2.0f + 2.5f * (float)k, 30.0f);
+        (void)add_moving_ball(w, at, sinew_vec2_make(40.0f * (float)k, -300.0f), 0.25f);
     }
     if (far_circle) {
         sinew_collider_def cd = sinew_default_collider_def();

@@ -667,9 +667,9 @@ void sinew__planes_error(const sinew_world *world, float *max_error, double *sum
     *sum_sq = sq;
 }
 
-// 1 when contact m was within the contact reach before the solve of the sub-step (at px + dx0
-// of its motion record), as a contact found in that sub-step is: only those respond, not those found ahead with
-// a motion margin. (Unlike particle pairs, see in_play in contact.c, a near collider does not
+// 1 when contact m was within the contact reach before the solve of the sub-step (at px + dx0 of
+// the particle's motion record), as a contact found in that sub-step is: only those respond, not
+// those found ahead with a motion margin. (Unlike particle pairs, see in_play in contact.c, a near collider does not
 // make a pile sticky; limiting it to touching contacts was measured to unsettle Jacobi piles.)
 static float plane_in_reach(const sinew_world *world, int m)
 {
@@ -689,8 +689,9 @@ void sinew__planes_respond(sinew_world *world, bool jacobi)
         const sinew__plane_contact *c = &q->c[m];
         const int i = c->i;
         float fx, fy, vx, vy; // the collider does not move: relative motion is the particle's
-        sinew__contact_response(c->nx, c->ny, p->motion[i].dx0, p->motion[i].dy0, p->dx[i], p->dy[i], q->mu_s[m], q->mu_k[m],
-                                &fx, &fy, &vx, &vy);
+        const sinew__motion *mo = &p->motion[i];
+        sinew__contact_response(c->nx, c->ny, mo->dx0, mo->dy0, p->dx[i], p->dy[i], q->mu_s[m], q->mu_k[m], &fx, &fy,
+                                &vx, &vy);
         const float share = plane_in_reach(world, m) * (jacobi ? p->inv_n[i] : 1.0f);
         if (jacobi) {
             p->acc[i].dx += (double)(share * vx);
