@@ -337,15 +337,17 @@ float sinew__particles_max_accel(const sinew_world *world)
     return sqrtf(most);
 }
 
+// The displacement after the solve: px + dx repeats the float addition integrate made, so it is
+// the predicted position to the bit, and x - predicted is the solver's correction, exactly.
+SINEW_FORCE_INLINE float finished(float x, float px, float dx) { return dx + (x - (px + dx)); }
+
 // Adds the solver's correction to the displacement along one axis; returns a non-zero value when
 // some coordinate is NaN or infinite (checked without a branch per particle).
 static float finish_arrays(int n, const float *restrict x, const float *restrict px, float *restrict dx)
 {
     float bad = 0.0f;
     for (int i = 0; i < n; ++i) {
-        // px + dx repeats the float addition integrate made, so it is the predicted position to
-        // the bit, and x - predicted is the solver's correction, exactly.
-        float nd = dx[i] + (x[i] - (px[i] + dx[i]));
+        float nd = finished(x[i], px[i], dx[i]);
         dx[i] = nd;
         bad += (x[i] - x[i]) + (nd - nd); // 0 for finite values, NaN otherwise
     }
@@ -360,7 +362,7 @@ static float finish_and_pack(int first, int n, const float *restrict x, const fl
 {
     float bad = 0.0f;
     for (int i = first; i < n; ++i) {
-        const float ndx = dx[i] + (x[i] - (px[i] + dx[i])), ndy = dy[i] + (y[i] - (py[i] + dy[i]));
+        const float ndx = finished(x[i], px[i], dx[i]), ndy = finished(y[i], py[i], dy[i]);
         motion[i] = (sinew__motion){x[i], y[i], ndx, ndy, px[i], py[i], dx[i], dy[i]};
         dx[i] = ndx;
         dy[i] = ndy;
@@ -440,13 +442,14 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack)
     float bad;
     if (!pack) {
         bad = finish_arrays(n, p->x, p->px, p->dx) + finish_arrays(n, p->y, p->py, p->dy);
-    } else {
+    }
 #if SINEW__X86
-        bad = world->avx2 ? finish_and_pack_avx2(n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion)
-                          : finish_and_pack(0, n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
-#else
-        bad = finish_and_pack(0, n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
+    else if (world->avx2) {
+        bad = finish_and_pack_avx2(n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
+    }
 #endif
+    else {
+        bad = finish_and_pack(0, n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
     }
     if (bad == 0.0f) {
         return 0;
