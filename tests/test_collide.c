@@ -198,6 +198,27 @@ static void balls_thrown_at_each_other_meet_at_any_speed(void **state)
     }
 }
 
+// Two balls closing at 10 m/s, 1.15 apart: at the first sub-step (when contacts are found for the
+// whole step) they are beyond the contact reach, so their contact waits; at the second it is within
+// reach and must be solved from then on, or they overlap by the fourth.
+static void a_contact_that_comes_within_reach_during_a_step_is_solved(void **state)
+{
+    (void)state;
+    for (int m = 0; m < MODE_COUNT; ++m) {
+        sinew_world *w = new_world(modes[m], no_gravity, 4, 1);
+        const float v = 5.0f, start = 1.15f;
+        sinew_particle_id a = add_moving_ball(w, sinew_vec2_make(-start / 2, 0), sinew_vec2_make(v, 0), 0.5f);
+        sinew_particle_id b = add_moving_ball(w, sinew_vec2_make(start / 2, 0), sinew_vec2_make(-v, 0), 0.5f);
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        const float gap = position_of(w, b).x - position_of(w, a).x;
+        print_message("%s: centres %.5g m apart after one step (radii sum 1, 0.983 unsolved)\n", mode_name(modes[m]),
+                      (double)gap);
+        assert_true(gap > 0.999f);
+        assert_int_equal(sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].count, 1);
+        sinew_world_destroy(w);
+    }
+}
+
 // ---- 2. a pile of 2,000 balls settles ---------------------------------------------------------
 
 enum { PILE_BALLS = 2000 };
@@ -1611,6 +1632,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(overlapping_balls_end_touching_moved_by_their_weights),
         cmocka_unit_test(balls_thrown_at_each_other_meet_at_any_speed),
+        cmocka_unit_test(a_contact_that_comes_within_reach_during_a_step_is_solved),
         cmocka_unit_test(a_pile_of_2000_balls_settles_in_both_modes),
         cmocka_unit_test(a_column_of_20_balls_stands_for_10_seconds),
         cmocka_unit_test(friction_holds_a_ball_on_a_30_degree_slope_and_none_lets_it_slide),

@@ -31,6 +31,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
     sinew__field fields[] = {
         {(void **)&k->l.c, sizeof(sinew__distance)},  {(void **)&k->l.block_free, sizeof(uint8_t)},
         {(void **)&k->found, sizeof(sinew__distance)}, {(void **)&k->found_color, sizeof(uint8_t)},
+        {(void **)&k->pending, sizeof(sinew__distance)},
         {(void **)&k->share_i, sizeof(float)},         {(void **)&k->share_j, sizeof(float)},
         {(void **)&k->mu_s, sizeof(float)},            {(void **)&k->mu_k, sizeof(float)},
     };
@@ -104,7 +105,7 @@ static bool reserve(sinew_world *world, int count, int more)
 }
 
 // Tests the particle at place qa of the cell arrays against places [from, to) and appends the
-// contacts. A dense pile makes the test a coin flip, so each pair is written unconditionally and
+// contacts {a, b, ra + rb, squared distance} (hi is set to infinity by split_pending). A dense pile makes the test a coin flip, so each pair is written unconditionally and
 // the count moves on by the outcome (no branch to mispredict). Room for to - from contacts must
 // have been reserved.
 SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to)
@@ -122,14 +123,14 @@ SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, u
     int m = s->count;
     for (uint32_t q = from; q < to; ++q) {
         const int b = (int)sorted[q];
-        const float dx = cx[q] - ax, dy = cy[q] - ay, sum = ar + cr[q];
+        const float dx = cx[q] - ax, dy = cy[q] - ay, sum = ar + cr[q], d2 = dx * dx + dy * dy;
         const float reach = sum * SINEW__CONTACT_REACH + margin2;
-        bool hit = (dx * dx + dy * dy < reach * reach) & (movable_a | (cw[q] > 0.0f)) & ((group_a & cmask[q]) != 0u) &
+        bool hit = (d2 < reach * reach) & (movable_a | (cw[q] > 0.0f)) & ((group_a & cmask[q]) != 0u) &
                    ((cgroup[q] & mask_a) != 0u);
         if (skip_linked && hit) {
             hit = !linked(world, a, b);
         }
-        found[m] = (sinew__distance){a, b, sum, INFINITY};
+        found[m] = (sinew__distance){a, b, sum, d2};
         m += hit;
     }
     s->count = m;
@@ -154,7 +155,7 @@ SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t 
     const __m256 zero = _mm256_setzero_ps();
     const __m256 movable_a = cw[qa] > 0.0f ? _mm256_castsi256_ps(_mm256_set1_epi32(-1)) : zero;
     const __m256i group_a = _mm256_set1_epi32(cgroup[qa]), mask_a = _mm256_set1_epi32(cmask[qa]);
-    const __m256i a = _mm256_set1_epi32(sorted[qa]), hi = _mm256_castps_si256(_mm256_set1_ps(INFINITY));
+    const __m256i a = _mm256_set1_epi32(sorted[qa]);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), none = _mm256_setzero_si256();
     int m = s->count;
     for (uint32_t base = from; base < to; base += SINEW__LANES) {
@@ -163,8 +164,8 @@ SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t 
         const __m256 dy = _mm256_sub_ps(_mm256_maskload_ps(cy + base, valid), ay);
         const __m256 sum = _mm256_add_ps(ar, _mm256_maskload_ps(cr + base, valid));
         const __m256 reach = _mm256_add_ps(_mm256_mul_ps(sum, reach_factor), margin2);
-        const __m256 near = _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
-                                          _mm256_mul_ps(reach, reach), _CMP_LT_OQ);
+        const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+        const __m256 near = _mm256_cmp_ps(d2, _mm256_mul_ps(reach, reach), _CMP_LT_OQ);
         const __m256 movable =
             _mm256_or_ps(movable_a, _mm256_cmp_ps(_mm256_maskload_ps(cw + base, valid), zero, _CMP_GT_OQ));
         const __m256i blocked = _mm256_or_si256(
@@ -179,6 +180,7 @@ SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t 
         const __m256i pick = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)_pext_u64(0x0706050403020100ull, spread)));
         const __m256i b = _mm256_permutevar8x32_epi32(_mm256_maskload_epi32(sorted + base, valid), pick);
         const __m256i lo = _mm256_permutevar8x32_epi32(_mm256_castps_si256(sum), pick);
+        const __m256i hi = _mm256_permutevar8x32_epi32(_mm256_castps_si256(d2), pick);
         // Eight {a, b, lo, hi} in place order: interleave, then put the 128-bit halves in order.
         const __m256i ab0 = _mm256_unpacklo_epi32(a, b), ab1 = _mm256_unpackhi_epi32(a, b);
         const __m256i lh0 = _mm256_unpacklo_epi32(lo, hi), lh1 = _mm256_unpackhi_epi32(lo, hi);
@@ -281,17 +283,53 @@ static void find_all(sinew_world *world, search *s)
     }
 }
 
+// Keeps, in order, the found contacts already within the contact reach (what a search with no
+// margin finds, by the same test) and moves the others to the pending list, also in order.
+// Returns how many were kept.
+static int split_pending(sinew__contacts *k, int count)
+{
+    sinew__distance *restrict found = k->found, *restrict pending = k->pending;
+    int kept = 0, waiting = 0;
+    for (int m = 0; m < count; ++m) {
+        sinew__distance c = found[m];
+        const float reach = c.lo * SINEW__CONTACT_REACH;
+        const bool near = c.hi < reach * reach;
+        c.hi = INFINITY;
+        found[kept] = c; // written either way; only a near one moves the count on
+        pending[waiting] = c;
+        kept += near;
+        waiting += !near;
+    }
+    k->pending_count = waiting;
+    return kept;
+}
+
+// What the response pass needs of solved contact m and stays fixed over the step: each end's
+// share of a change (w_i / (w_i + w_j)), and the frictions, kept as square roots per particle so
+// that the pair's is the product.
+SINEW_FORCE_INLINE void set_response(sinew__contacts *restrict k, const sinew__particles *restrict p, int m)
+{
+    const int i = k->l.c[m].i, j = k->l.c[m].j;
+    const float inv_ws = 1.0f / (p->w[i] + p->w[j] + SINEW__GUARD);
+    k->share_i[m] = p->w[i] * inv_ws;
+    k->share_j[m] = p->w[j] * inv_ws;
+    k->mu_s[m] = p->mu_s[i] * p->mu_s[j];
+    k->mu_k[m] = p->mu_k[i] * p->mu_k[j];
+}
+
 void sinew__contacts_find(sinew_world *world, bool color)
 {
     sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
     const sinew__grid *g = &world->grid;
     k->l.count = 0;
+    k->pending_count = 0;
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
     search s = {0, {0}};
     find_all(world, &s);
+    s.count = split_pending(k, s.count);
     k->l.count = s.count;
     if (color) {
         color_found(world, &s);
@@ -304,17 +342,36 @@ void sinew__contacts_find(sinew_world *world, bool color)
             memset(k->l.block_free, 0, (size_t)(s.count + SINEW__LANES - 1) / SINEW__LANES);
         }
     }
-    // What the response pass needs of the particles and stays fixed over the step: each end's
-    // share of a change (w_i / (w_i + w_j)), and the frictions, kept as square roots per particle
-    // so that the pair's is the product.
     for (int m = 0; m < s.count; ++m) {
-        const int i = k->l.c[m].i, j = k->l.c[m].j;
-        const float inv_ws = 1.0f / (p->w[i] + p->w[j] + SINEW__GUARD);
-        k->share_i[m] = p->w[i] * inv_ws;
-        k->share_j[m] = p->w[j] * inv_ws;
-        k->mu_s[m] = p->mu_s[i] * p->mu_s[j];
-        k->mu_k[m] = p->mu_k[i] * p->mu_k[j];
+        set_response(k, p, m);
     }
+}
+
+void sinew__contacts_promote(sinew_world *world)
+{
+    sinew__contacts *k = &world->contacts;
+    const sinew__particles *p = &world->particles;
+    const float *restrict x = p->x, *restrict y = p->y;
+    sinew__distance *restrict pending = k->pending;
+    const int first = k->l.count;
+    int n = first, waiting = 0;
+    for (int m = 0; m < k->pending_count; ++m) {
+        const sinew__distance c = pending[m];
+        const float dx = x[c.j] - x[c.i], dy = y[c.j] - y[c.i], reach = c.lo * SINEW__CONTACT_REACH;
+        if (dx * dx + dy * dy < reach * reach) {
+            k->l.c[n] = c;
+            set_response(k, p, n);
+            n += 1;
+        } else {
+            pending[waiting++] = c;
+        }
+    }
+    k->pending_count = waiting;
+    // The promoted contacts go one by one: no block they are in is marked independent.
+    for (int b = first / SINEW__LANES; b < (n + SINEW__LANES - 1) / SINEW__LANES; ++b) {
+        k->l.block_free[b] = 0u;
+    }
+    k->l.count = n;
 }
 
 // The response pass runs on every contact of every sub-step; whether a contact needs work is a

@@ -171,6 +171,7 @@ static void find_contacts(sinew_world *world, bool color, int ahead, float extra
 {
     if (!sinew__grid_build(world, ahead, extra)) {
         world->contacts.l.count = 0; // the grid could not grow: no particle contacts this sub-step
+        world->contacts.pending_count = 0;
         world->dropped_contacts += world->particles.count;
     } else {
         sinew__contacts_find(world, color);
@@ -284,6 +285,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             find_contacts(world, !jacobi, solver.substeps - 1 - s, extra);
             sinew__planes_find(world, world->grid.ahead > 0 ? 2.0f * world->grid.margin : 0.0f);
         } else {
+            sinew__contacts_promote(world);
             sinew__planes_refresh(world);
         }
         if (recording) {

@@ -175,9 +175,13 @@ typedef struct sinew__contacts {
     size_t block_bytes;
     int capacity;
     sinew__links l;
-    // Where the search writes before the colour sort.
+    // Where the search writes before the colour sort (hi holding the squared distance).
     sinew__distance *found;
     uint8_t *found_color;
+    // Contacts found with the motion margin but not yet within the contact reach: not solved
+    // until a later sub-step of the step brings them within it (sinew__contacts_promote).
+    sinew__distance *pending;
+    int pending_count;
     // Per solved contact, set when found (see sinew__contacts_find): each end's share of a
     // response, and the pair's static and kinetic friction.
     float *share_i, *share_j, *mu_s, *mu_k;
@@ -524,6 +528,9 @@ void sinew__grid_free(sinew_world *world);
 
 // contact.c: particle-particle contacts.
 void sinew__contacts_find(sinew_world *world, bool color);
+// At a sub-step that does not search: moves the pending contacts now within the contact reach (at
+// the predicted positions) to the end of the solved ones, where Gauss-Seidel takes them one by one.
+void sinew__contacts_promote(sinew_world *world);
 // After the sub-step is finished (particles.motion packed): friction (moves positions and
 // velocities) and the velocity clamp (velocities only) of every contact, in one pass. Gauss-Seidel
 // changes the motion records (sinew__particles_unpack_motion copies them back); Jacobi sums into
