@@ -1,6 +1,8 @@
 // Particle-particle contacts: found in the grid, solved as min-only links by the link kernels,
 // then position-based friction. Found once per step when the particles' motion margin is small
-// (the grid's margin then covers the sub-steps ahead), else every sub-step.
+// (the grid's margin then covers the sub-steps ahead), else every sub-step. A pair found within
+// the margin but not yet within the contact reach waits in a pending list until a sub-step brings
+// it within the reach (sinew__contacts_promote).
 //
 // Gauss-Seidel order: each contact takes the lowest colour that no other contact of its two
 // (movable) particles has, and contacts are sorted by colour, so a block of 8 contacts of one
@@ -105,9 +107,9 @@ static bool reserve(sinew_world *world, int count, int more)
 }
 
 // Tests the particle at place qa of the cell arrays against places [from, to) and appends the
-// contacts {a, b, ra + rb, squared distance} (hi is set to infinity by split_pending). A dense pile makes the test a coin flip, so each pair is written unconditionally and
-// the count moves on by the outcome (no branch to mispredict). Room for to - from contacts must
-// have been reserved.
+// contacts as {a, b, ra + rb, squared distance} (split_pending sets hi to infinity). A dense pile
+// makes the test a coin flip, so each pair is written unconditionally and the count moves on by
+// the outcome (no branch to mispredict). Room for to - from contacts must have been reserved.
 SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to)
 {
     const sinew__particles *p = &world->particles;

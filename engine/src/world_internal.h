@@ -182,8 +182,8 @@ typedef struct sinew__contacts {
     // until a later sub-step of the step brings them within it (sinew__contacts_promote).
     sinew__distance *pending;
     int pending_count;
-    // Per solved contact, set when found (see sinew__contacts_find): each end's share of a
-    // response, and the pair's static and kinetic friction.
+    // Per solved contact, set when found or promoted (set_response in contact.c): each end's
+    // share of a response, and the pair's static and kinetic friction.
     float *share_i, *share_j, *mu_s, *mu_k;
 } sinew__contacts;
 
