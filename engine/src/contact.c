@@ -285,6 +285,14 @@ static void find_all(sinew_world *world, search *s)
     }
 }
 
+// Whether a pair at squared distance d2 whose radii sum to `sum` is within the contact reach:
+// the test of a search with no margin, shared by the split and the promotion.
+SINEW_FORCE_INLINE bool within_reach(float d2, float sum)
+{
+    const float reach = sum * SINEW__CONTACT_REACH;
+    return d2 < reach * reach;
+}
+
 // Keeps, in order, the found contacts already within the contact reach (what a search with no
 // margin finds, by the same test) and moves the others to the pending list, also in order.
 // Returns how many were kept.
@@ -294,8 +302,7 @@ static int split_pending(sinew__contacts *k, int count)
     int kept = 0, waiting = 0;
     for (int m = 0; m < count; ++m) {
         sinew__distance c = found[m];
-        const float reach = c.lo * SINEW__CONTACT_REACH;
-        const bool near = c.hi < reach * reach;
+        const bool near = within_reach(c.hi, c.lo);
         c.hi = INFINITY;
         found[kept] = c; // written either way; only a near one moves the count on
         pending[waiting] = c;
@@ -359,8 +366,8 @@ void sinew__contacts_promote(sinew_world *world)
     int n = first, waiting = 0;
     for (int m = 0; m < k->pending_count; ++m) {
         const sinew__distance c = pending[m];
-        const float dx = x[c.j] - x[c.i], dy = y[c.j] - y[c.i], reach = c.lo * SINEW__CONTACT_REACH;
-        if (dx * dx + dy * dy < reach * reach) {
+        const float dx = x[c.j] - x[c.i], dy = y[c.j] - y[c.i];
+        if (within_reach(dx * dx + dy * dy, c.lo)) {
             k->l.c[n] = c;
             set_response(k, p, n);
             n += 1;
