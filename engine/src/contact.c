@@ -1,8 +1,9 @@
 // Particle-particle contacts: found in the grid, solved as min-only links by the link kernels,
 // then position-based friction. Found once per step when the particles' motion margin is small
-// (the grid's margin then covers the sub-steps ahead), else every sub-step. A pair found within
-// the margin but not yet within the contact reach waits in a pending list until a sub-step brings
-// it within the reach (sinew__contacts_promote).
+// (the grid's margin then covers the sub-steps ahead), else again after the sub-steps it covers
+// (every sub-step when it covers none). A pair found within the margin but not yet within the
+// contact reach waits in a pending list until a sub-step brings it within the reach
+// (sinew__contacts_promote).
 //
 // Gauss-Seidel order: each contact takes the lowest colour that no other contact of its two
 // (movable) particles has, and contacts are sorted by colour, so a block of 8 contacts of one

@@ -76,11 +76,13 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     min_dy = min_dy < 0.0f ? min_dy : 0.0f;
     max_dy = max_dy > 0.0f ? max_dy : 0.0f;
     const float half_x = 0.5f * (max_dx - min_dx), half_y = 0.5f * (max_dy - min_dy);
-    float largest = ahead > 0 ? sqrtf(half_x * half_x + half_y * half_y) * (float)ahead + extra : 0.0f;
-    if (!(largest <= SINEW__MARGIN_LIMIT * maxr)) { // larger cells would cost more than searching again
-        ahead = 0;
-        largest = 0.0f;
+    // Larger cells would cost more than searching again: the margin covers as many of the
+    // sub-steps ahead as fit under the limit, and the contacts are found again after those.
+    const float spread = sqrtf(half_x * half_x + half_y * half_y);
+    while (ahead > 0 && !(spread * (float)ahead + extra <= SINEW__MARGIN_LIMIT * maxr)) {
+        ahead -= 1;
     }
+    const float largest = ahead > 0 ? spread * (float)ahead + extra : 0.0f;
     g->ahead = ahead;
     g->margin = largest;
     const double w = (double)maxx - minx, h = (double)maxy - miny;

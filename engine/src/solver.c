@@ -270,6 +270,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                                                   ahead_t * ahead_t
                                             : 0.0f;
 
+    int covered = -1; // the last sub-step the contacts found cover
     for (int s = 0; s < solver.substeps; ++s) {
         sinew__particles_integrate(world, h, damp * (h / world->h_prev));
         world->h_prev = h;
@@ -278,11 +279,14 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__pins_begin_substep(world);
         sinew__areas_begin_substep(world);
         sinew__angles_begin_substep(world);
-        if (s == 0 || world->grid.ahead == 0) {
+        if (s > covered) {
             // Contacts found at the first sub-step cover the rest of the step when everything
             // moves slowly against its neighbours: the search is most of a pile's cost. A particle
             // moves at most twice the margin (it is measured from a midrange that includes rest).
+            // When the margin for the whole step would be too large, it covers fewer sub-steps
+            // and the contacts are found again after them.
             find_contacts(world, !jacobi, solver.substeps - 1 - s, extra);
+            covered = s + world->grid.ahead;
             sinew__planes_find(world, world->grid.ahead > 0 ? 2.0f * world->grid.margin : 0.0f);
         } else {
             sinew__contacts_promote(world);

@@ -520,8 +520,9 @@ SINEW_FORCE_INLINE void sinew__contact_response(float nx, float ny, float rel0x,
 // grid.c: the uniform grid of colliding particles.
 // Rebuilds the grid at the current positions, with a motion margin that covers `ahead` more
 // sub-steps like the last one plus `extra` metres (0, 0: exact, for this sub-step or a query).
-// A margin over SINEW__MARGIN_LIMIT times the largest radius is not used (grid.ahead becomes 0):
-// the cells would grow too large. Returns false when it could not grow (memory).
+// The margin may not pass SINEW__MARGIN_LIMIT times the largest radius (the cells would grow too
+// large): it then covers fewer sub-steps, grid.ahead of them (0: this one only). Returns false
+// when it could not grow (memory).
 bool sinew__grid_build(sinew_world *world, int ahead, float extra);
 #define SINEW__MARGIN_LIMIT 0.5f
 void sinew__grid_free(sinew_world *world);
