@@ -1438,6 +1438,50 @@ static void the_avx2_kernels_give_the_portable_bits(void **state)
     }
 }
 
+// A pile of one kind of ball (every colliding particle of one weight and friction) takes one
+// share and one friction for all its contacts; any other world keeps them per contact. A ball
+// pinned far above the pile, touching nothing, decides which: the same as the balls, twice as
+// heavy, or with less friction. It moves the same way in all three, so the pile must end the
+// same to the bit, on both paths of the response.
+static uint64_t pile_with_lone_ball_hash(sinew_solver_mode mode, float weight, float friction, bool portable)
+{
+    sinew_world *w = new_world(mode, earth, 4, 2);
+    w->avx2 = w->avx2 && !portable;
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 300;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    sinew_particle_def lone = sinew_default_particle_def();
+    lone.position = sinew_vec2_make(5.0f, 100.0f);
+    lone.radius = 0.5f;
+    lone.weight = weight;
+    lone.friction = friction;
+    sinew_pin_def pin = sinew_default_pin_def();
+    assert_int_equal(sinew_particle_create(w, &lone, &pin.particle), SINEW_OK);
+    pin.target = lone.position;
+    sinew_pin_id pin_id;
+    assert_int_equal(sinew_pin_create(w, &pin, &pin_id), SINEW_OK);
+    step_n(w, 200);
+    assert_true(sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].count > 0);
+    // The path the last step took.
+    const bool one_material = weight == pd.weight && friction == pd.friction;
+    assert_true(w->contacts.one_material == one_material);
+    const uint64_t h = hash_positions(w);
+    sinew_world_destroy(w);
+    return h;
+}
+
+static void one_kind_of_ball_ends_as_with_per_contact_shares(void **state)
+{
+    (void)state;
+    for (int m = 0; m < MODE_COUNT; ++m) {
+        for (int portable = 0; portable < 2; ++portable) {
+            const uint64_t same = pile_with_lone_ball_hash(modes[m], 1.0f, 0.6f, portable);
+            assert_true(same == pile_with_lone_ball_hash(modes[m], 2.0f, 0.6f, portable));
+            assert_true(same == pile_with_lone_ball_hash(modes[m], 1.0f, 0.1f, portable));
+        }
+    }
+}
+
 // A pile in a box of half-planes, with balls fired at the floor fast enough to be swept: when
 // every collider is a half-plane, a vectorised pass picks the particles that may touch one, and
 // only those are tested. A circle far away turns that pass off; the pile must end the same.
@@ -1651,6 +1695,7 @@ int main(void)
         cmocka_unit_test(a_warm_pile_steps_without_allocating),
         cmocka_unit_test(the_same_pile_gives_the_same_bits),
         cmocka_unit_test(the_avx2_kernels_give_the_portable_bits),
+        cmocka_unit_test(one_kind_of_ball_ends_as_with_per_contact_shares),
         cmocka_unit_test(only_half_planes_find_the_same_collider_contacts),
         cmocka_unit_test(jacobi_collisions_do_not_depend_on_creation_order),
         // Engine bugs, last (see the comment at the top).

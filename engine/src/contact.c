@@ -352,6 +352,16 @@ void sinew__contacts_find(sinew_world *world, bool color)
             memset(k->l.block_free, 0, (size_t)(s.count + SINEW__LANES - 1) / SINEW__LANES);
         }
     }
+    // One kind of ball: the shares and frictions are the same for every contact (and set_response
+    // would give each the same bits).
+    k->one_material = g->one_material;
+    if (k->one_material) {
+        const float inv_ws = 1.0f / (g->w + g->w + SINEW__GUARD);
+        k->one_share = g->w * inv_ws;
+        k->one_mu_s = g->mu_s * g->mu_s;
+        k->one_mu_k = g->mu_k * g->mu_k;
+        return;
+    }
     for (int m = 0; m < s.count; ++m) {
         set_response(k, p, m);
     }
@@ -370,7 +380,9 @@ void sinew__contacts_promote(sinew_world *world)
         const float dx = x[c.j] - x[c.i], dy = y[c.j] - y[c.i];
         if (within_reach(dx * dx + dy * dy, c.lo)) {
             k->l.c[n] = c;
-            set_response(k, p, n);
+            if (!k->one_material) {
+                set_response(k, p, n);
+            }
             n += 1;
         } else {
             pending[waiting++] = c;
@@ -439,8 +451,8 @@ static void response_gather_solve(response_lanes *restrict v, const sinew__conta
         v->r0y[l] = b->dy0 - a->dy0;
         v->rx[l] = b->dx - a->dx;
         v->ry[l] = b->dy - a->dy;
-        v->mu_s[l] = k->mu_s[from + l];
-        v->mu_k[l] = k->mu_k[from + l];
+        v->mu_s[l] = k->one_material ? k->one_mu_s : k->mu_s[from + l];
+        v->mu_k[l] = k->one_material ? k->one_mu_k : k->mu_k[from + l];
     }
     for (int l = count; l < SINEW__LANES; ++l) {
         v->ex[l] = v->ey[l] = v->o0x[l] = v->o0y[l] = v->sum[l] = v->r0x[l] = v->r0y[l] = v->rx[l] = v->ry[l] = 0.0f;
@@ -504,9 +516,10 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     const __m256 excess = _mm256_max_ps(_mm256_sub_ps(after, _mm256_max_ps(before, zero)), zero);
     const __m256 tx = _mm256_sub_ps(rx, _mm256_mul_ps(after, nx)), ty = _mm256_sub_ps(ry, _mm256_mul_ps(after, ny));
     const __m256 t = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(tx, tx), _mm256_mul_ps(ty, ty)));
-    const __m256 kinetic = _mm256_min_ps(
-        _mm256_div_ps(_mm256_mul_ps(_mm256_loadu_ps(&k->mu_k[from]), push), _mm256_add_ps(t, guard)), one);
-    const __m256 holds = _mm256_cmp_ps(t, _mm256_mul_ps(_mm256_loadu_ps(&k->mu_s[from]), push), _CMP_LT_OQ);
+    const __m256 mu_k = k->one_material ? _mm256_set1_ps(k->one_mu_k) : _mm256_loadu_ps(&k->mu_k[from]);
+    const __m256 mu_s = k->one_material ? _mm256_set1_ps(k->one_mu_s) : _mm256_loadu_ps(&k->mu_s[from]);
+    const __m256 kinetic = _mm256_min_ps(_mm256_div_ps(_mm256_mul_ps(mu_k, push), _mm256_add_ps(t, guard)), one);
+    const __m256 holds = _mm256_cmp_ps(t, _mm256_mul_ps(mu_s, push), _CMP_LT_OQ);
     const __m256 neg_f = _mm256_xor_ps(_mm256_blendv_ps(kinetic, one, holds), _mm256_set1_ps(-0.0f));
     const __m256 fx = _mm256_mul_ps(neg_f, tx), fy = _mm256_mul_ps(neg_f, ty);
     const __m256 vx = _mm256_sub_ps(fx, _mm256_mul_ps(excess, nx)), vy = _mm256_sub_ps(fy, _mm256_mul_ps(excess, ny));
@@ -518,8 +531,8 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     const __m256 touching = _mm256_cmp_ps(e2, _mm256_mul_ps(touch, touch), _CMP_LT_OQ);
     const __m256 play = _mm256_and_ps(_mm256_or_ps(overlapped, touching), one);
     // respond_kernel's writes.
-    __m256 si = _mm256_mul_ps(play, _mm256_loadu_ps(&k->share_i[from]));
-    __m256 sj = _mm256_mul_ps(play, _mm256_loadu_ps(&k->share_j[from]));
+    __m256 si = _mm256_mul_ps(play, k->one_material ? _mm256_set1_ps(k->one_share) : _mm256_loadu_ps(&k->share_i[from]));
+    __m256 sj = _mm256_mul_ps(play, k->one_material ? _mm256_set1_ps(k->one_share) : _mm256_loadu_ps(&k->share_j[from]));
     if (jacobi) {
         const __m256 share =
             _mm256_min_ps(_mm256_i32gather_ps(p->inv_n, i, 4), _mm256_i32gather_ps(p->inv_n, j, 4));
@@ -587,7 +600,8 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
             response_gather_solve(&v, k, motion, from, count);
             for (int l = 0; l < count; ++l) {
                 const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
-                float si = v.play[l] * share_i[from + l], sj = v.play[l] * share_j[from + l];
+                float si = v.play[l] * (k->one_material ? k->one_share : share_i[from + l]);
+                float sj = v.play[l] * (k->one_material ? k->one_share : share_j[from + l]);
                 if (jacobi) {
                     const float share = inv_n[i] < inv_n[j] ? inv_n[i] : inv_n[j];
                     si *= share;

@@ -183,8 +183,12 @@ typedef struct sinew__contacts {
     sinew__distance *pending;
     int pending_count;
     // Per solved contact, set when found or promoted (set_response in contact.c): each end's
-    // share of a response, and the pair's static and kinetic friction.
+    // share of a response, and the pair's static and kinetic friction. Not set when `one_material`
+    // (every colliding particle alike): then every contact has one_share at both ends and the
+    // frictions one_mu_s and one_mu_k.
     float *share_i, *share_j, *mu_s, *mu_k;
+    bool one_material;
+    float one_share, one_mu_s, one_mu_k;
 } sinew__contacts;
 
 // Area constraints: a ring of particles (indices in the shared pool) keeps a signed area.
@@ -268,6 +272,10 @@ typedef struct sinew__grid {
     float margin;          // how far any particle may move towards another before contacts are
                            // found again (m); see sinew__grid_build
     int ahead;             // further sub-steps the last build's margin covers (0: this one only)
+    // Whether every colliding particle had the same weight and frictions at the last build (a pile
+    // of one kind of ball); w, mu_s and mu_k are then theirs (the frictions as square roots).
+    bool one_material;
+    float w, mu_s, mu_k;
     int sorted_count;
     bool valid;            // matches the particle indices (no create or destroy since)
     bool fresh;            // built at the current positions (cleared by a step and by set_position)
