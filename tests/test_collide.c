@@ -1438,6 +1438,49 @@ static void the_avx2_kernels_give_the_portable_bits(void **state)
     }
 }
 
+// Gauss-Seidel solves the contacts tile by tile (runs of SINEW__TILE in grid order), each tile by
+// colour, and the block path takes eight contacts at once only when they share no particle that
+// can move. A pile with several tiles' worth of contacts: every block marked independent must be.
+static void the_contacts_of_a_large_pile_go_in_independent_blocks(void **state)
+{
+    (void)state;
+    sinew_world *w = new_world(SINEW_SOLVER_GAUSS_SEIDEL, earth, 4, 1);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 8000;
+    pd.spacing = 1.05f; // neighbours touch from the start
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    const int n = w->particles.count;
+    int *seen = calloc((size_t)n, sizeof(int));
+    assert_non_null(seen);
+    int free_blocks = 0, most_contacts = 0;
+    for (int step = 1; step <= 40; ++step) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        const sinew__links *l = &w->contacts.l;
+        most_contacts = l->count > most_contacts ? l->count : most_contacts;
+        for (int b = 0; b < l->count / SINEW__LANES; ++b) {
+            if (!l->block_free[b]) {
+                continue;
+            }
+            free_blocks += 1;
+            for (int k = b * SINEW__LANES; k < (b + 1) * SINEW__LANES; ++k) {
+                const int ends[2] = {l->c[k].i, l->c[k].j};
+                for (int e = 0; e < 2; ++e) {
+                    if (w->particles.w[ends[e]] > 0.0f) {
+                        assert_int_not_equal(seen[ends[e]], step * n + b + 1); // not yet in this block
+                        seen[ends[e]] = step * n + b + 1;
+                    }
+                }
+            }
+        }
+    }
+    print_message("pile of 8,000: up to %d contacts (tiles of %d), %d independent blocks checked\n", most_contacts,
+                  SINEW__TILE_CONTACTS, free_blocks);
+    assert_true(most_contacts > 2 * SINEW__TILE_CONTACTS);
+    assert_true(free_blocks > 0);
+    free(seen);
+    sinew_world_destroy(w);
+}
+
 // A pile of one kind of ball (every colliding particle of one weight and friction) takes one
 // share and one friction for all its contacts; any other world keeps them per contact. A ball
 // pinned far above the pile, touching nothing, decides which: the same as the balls, twice as
@@ -1695,6 +1738,7 @@ int main(void)
         cmocka_unit_test(a_warm_pile_steps_without_allocating),
         cmocka_unit_test(the_same_pile_gives_the_same_bits),
         cmocka_unit_test(the_avx2_kernels_give_the_portable_bits),
+        cmocka_unit_test(the_contacts_of_a_large_pile_go_in_independent_blocks),
         cmocka_unit_test(one_kind_of_ball_ends_as_with_per_contact_shares),
         cmocka_unit_test(only_half_planes_find_the_same_collider_contacts),
         cmocka_unit_test(jacobi_collisions_do_not_depend_on_creation_order),

@@ -5,10 +5,11 @@
 // contact reach waits in a pending list until a sub-step brings it within the reach
 // (sinew__contacts_promote).
 //
-// Gauss-Seidel order: each contact takes the lowest colour that no other contact of its two
-// (movable) particles has, and contacts are sorted by colour, so a block of 8 contacts of one
-// colour shares no particle that can move and goes through the block path (links.c). Immovable
-// particles are written by no one, so they take no colour.
+// Gauss-Seidel order: each contact takes the lowest colour that no earlier contact of its two
+// (movable) particles has, and the contacts of each tile (a run of them in grid order) are
+// sorted by colour, so a block of 8 contacts of one colour shares no particle that can move and
+// goes through the block path (links.c). Immovable particles are written by no one, so they take
+// no colour.
 #include <string.h>
 
 #include "world_internal.h"
@@ -92,7 +93,6 @@ static bool linked(const sinew_world *world, int a, int b)
 
 typedef struct search {
     int count;
-    int histogram[SINEW__OVERFLOW_COLOR + 1];
 } search;
 
 // Makes room for `more` contacts after the first `count`. False when memory ran out.
@@ -218,34 +218,43 @@ static void color_found(sinew_world *world, search *s)
         colors[i] |= movable_i ? bit : 0u;
         colors[j] |= movable_j ? bit : 0u;
         found_color[m] = (uint8_t)c;
-        s->histogram[c] += 1;
     }
 }
 
-// Sorts the found contacts by colour into the solved arrays and marks the blocks that lie inside
-// one colour (all of them independent).
-static void sort_by_color(sinew_world *world, const search *s)
+// Sorts the found contacts by colour into the solved arrays, tile by tile: the contacts are cut,
+// in the order they were found (the grid's, so a tile is a region of space), into tiles of
+// SINEW__TILE_CONTACTS, and each tile's contacts go by colour. Tiles are solved one after the
+// other, so a particle's contacts in two tiles never meet in a block. Marks the blocks that lie
+// inside one colour of one tile (all of them independent).
+static void sort_by_color(sinew_world *world)
 {
     sinew__contacts *k = &world->contacts;
-    int offset[SINEW__OVERFLOW_COLOR + 2];
-    offset[0] = 0;
-    for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
-        offset[c + 1] = offset[c] + s->histogram[c];
+    const int count = k->l.count;
+    const int blocks = (count + SINEW__LANES - 1) / SINEW__LANES;
+    if (blocks > 0) {
+        memset(k->l.block_free, 0, (size_t)blocks);
     }
-    int cursor[SINEW__OVERFLOW_COLOR + 1];
-    memcpy(cursor, offset, sizeof cursor);
-    for (int m = 0; m < s->count; ++m) {
-        const int to = cursor[k->found_color[m]]++;
-        k->l.c[to] = k->found[m];
-    }
-    const int blocks = (s->count + SINEW__LANES - 1) / SINEW__LANES;
-    int c = 0;
-    for (int b = 0; b < blocks; ++b) {
-        const int first = b * SINEW__LANES, last = first + SINEW__LANES - 1;
-        while (offset[c + 1] <= first) {
-            ++c;
+    for (int t0 = 0; t0 < count; t0 += SINEW__TILE_CONTACTS) {
+        const int t1 = count - t0 < SINEW__TILE_CONTACTS ? count : t0 + SINEW__TILE_CONTACTS;
+        int offset[SINEW__OVERFLOW_COLOR + 2] = {0};
+        for (int m = t0; m < t1; ++m) {
+            offset[k->found_color[m] + 1] += 1;
         }
-        k->l.block_free[b] = (uint8_t)(c < SINEW__OVERFLOW_COLOR && last < offset[c + 1]);
+        offset[0] = t0;
+        for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
+            offset[c + 1] += offset[c];
+        }
+        int cursor[SINEW__OVERFLOW_COLOR + 1];
+        memcpy(cursor, offset, sizeof cursor);
+        for (int m = t0; m < t1; ++m) {
+            const int to = cursor[k->found_color[m]]++;
+            k->l.c[to] = k->found[m];
+        }
+        for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
+            for (int b = (offset[c] + SINEW__LANES - 1) / SINEW__LANES; (b + 1) * SINEW__LANES <= offset[c + 1]; ++b) {
+                k->l.block_free[b] = 1u;
+            }
+        }
     }
 }
 
@@ -337,13 +346,13 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
-    search s = {0, {0}};
+    search s = {0};
     find_all(world, &s);
     s.count = split_pending(k, s.count);
     k->l.count = s.count;
     if (color) {
         color_found(world, &s);
-        sort_by_color(world, &s);
+        sort_by_color(world);
     } else { // Jacobi: the order does not matter; the found array becomes the solved one.
         sinew__distance *c = k->l.c;
         k->l.c = k->found;

@@ -536,6 +536,11 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra);
 void sinew__grid_free(sinew_world *world);
 
 // contact.c: particle-particle contacts.
+// Contacts per tile of Gauss-Seidel's order (see sort_by_color in contact.c). A tile of a pile
+// touches about 2,800 particles, whose motion records (90 KB) and positions stay in the core's
+// cache while its colours are solved. Measured at 100,000 balls: tiles of 2,048, 8,192 and 32,768
+// contacts took 17.2, 16.9 and 17.5 ms per step; one tile for all, 18.0.
+#define SINEW__TILE_CONTACTS 8192
 void sinew__contacts_find(sinew_world *world, bool color);
 // At a sub-step that does not search: moves the pending contacts now within the contact reach (at
 // the predicted positions) to the end of the solved ones, where Gauss-Seidel takes them one by one.
