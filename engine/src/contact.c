@@ -263,6 +263,8 @@ static void find_all(sinew_world *world, search *s)
     const sinew__grid *g = &world->grid;
     const sinew__particles *p = &world->particles;
     const uint32_t *restrict start = g->cell_start;
+    // Whether any particle may have linked neighbours to skip (none while there are no distances).
+    const bool skip_linked = world->skip_linked_pairs && world->distances.l.count > 0;
     // Each cell meets itself and four of its neighbours (right, and the three above), so every
     // pair of adjacent cells is visited once.
     for (int cy = 0; cy < g->ny; ++cy) {
@@ -282,7 +284,7 @@ static void find_all(sinew_world *world, search *s)
                     continue;
                 }
 #if SINEW__X86
-                if (world->avx2 && !(world->skip_linked_pairs && p->link_n[p->sorted[q]] != 0u)) {
+                if (world->avx2 && !(skip_linked && p->link_n[p->sorted[q]] != 0u)) {
                     pair_range_avx2(world, s, q, q + 1u, here_end);
                     pair_range_avx2(world, s, q, u0, u1);
                     continue;
