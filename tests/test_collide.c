@@ -1440,20 +1440,21 @@ static void the_avx2_kernels_give_the_portable_bits(void **state)
 
 // Gauss-Seidel solves the contacts tile by tile (runs of SINEW__TILE in grid order), each tile by
 // colour, and the block path takes eight contacts at once only when they share no particle that
-// can move. A pile with several tiles' worth of contacts: every block marked independent must be.
+// can move. A pile with two tiles' worth of contacts: every block marked independent must be.
 static void the_contacts_of_a_large_pile_go_in_independent_blocks(void **state)
 {
     (void)state;
     sinew_world *w = new_world(SINEW_SOLVER_GAUSS_SEIDEL, earth, 4, 1);
     sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = 8000;
-    pd.spacing = 1.05f; // neighbours touch from the start
+    pd.count = 24000;
+    pd.spacing = 0.98f; // three neighbours each touch from the start
+    pd.row_offset = 0.49f;
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
     const int n = w->particles.count;
     int *seen = calloc((size_t)n, sizeof(int));
     assert_non_null(seen);
     int free_blocks = 0, most_contacts = 0;
-    for (int step = 1; step <= 40; ++step) {
+    for (int step = 1; step <= 20; ++step) {
         assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
         const sinew__links *l = &w->contacts.l;
         most_contacts = l->count > most_contacts ? l->count : most_contacts;
@@ -1473,9 +1474,9 @@ static void the_contacts_of_a_large_pile_go_in_independent_blocks(void **state)
             }
         }
     }
-    print_message("pile of 8,000: up to %d contacts (tiles of %d), %d independent blocks checked\n", most_contacts,
+    print_message("pile of 24,000: up to %d contacts (tiles of %d), %d independent blocks checked\n", most_contacts,
                   SINEW__TILE_CONTACTS, free_blocks);
-    assert_true(most_contacts > 2 * SINEW__TILE_CONTACTS);
+    assert_true(most_contacts > SINEW__TILE_CONTACTS); // at least two tiles
     assert_true(free_blocks > 0);
     free(seen);
     sinew_world_destroy(w);
