@@ -542,8 +542,9 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     const __m256 touching = _mm256_cmp_ps(e2, _mm256_mul_ps(touch, touch), _CMP_LT_OQ);
     const __m256 play = _mm256_and_ps(_mm256_or_ps(overlapped, touching), one);
     // respond_kernel's writes.
-    __m256 si = _mm256_mul_ps(play, k->one_material ? _mm256_set1_ps(k->one_share) : _mm256_loadu_ps(&k->share_i[from]));
-    __m256 sj = _mm256_mul_ps(play, k->one_material ? _mm256_set1_ps(k->one_share) : _mm256_loadu_ps(&k->share_j[from]));
+    const __m256 one_share = _mm256_set1_ps(k->one_share);
+    __m256 si = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_i[from]));
+    __m256 sj = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_j[from]));
     if (jacobi) {
         const __m256 share =
             _mm256_min_ps(_mm256_i32gather_ps(p->inv_n, i, 4), _mm256_i32gather_ps(p->inv_n, j, 4));
