@@ -560,10 +560,7 @@ static void bad_angle_defs_are_refused_and_create_nothing(void **state)
         const uint64_t h = hash_positions(w);
         sinew_angle_id out = {77u, 77u};
         sinew_status s = sinew_angle_create(w, &d, &out);
-        if (s != cases[k].expected) {
-            fail_msg("%s: got %s, expected %s", cases[k].what, sinew_status_string(s),
-                     sinew_status_string(cases[k].expected));
-        }
+        assert_status(s, cases[k].expected, "%s", cases[k].what);
         assert_true(out.index1 == 77u && out.generation == 77u);
         assert_true(strlen(sinew_world_last_error(w)) > 0);
         assert_true(hash_positions(w) == h);

@@ -23,6 +23,19 @@ static sinew_world *world_with(sinew_solver_mode mode, sinew_vec2 gravity)
     return w;
 }
 
+// No gravity, one sub-step of one iteration: a step is one projection of each constraint.
+static sinew_world *one_projection_world(sinew_solver_mode mode)
+{
+    sinew_world_def def = sinew_default_world_def();
+    def.gravity = sinew_vec2_make(0, 0);
+    def.solver.mode = mode;
+    def.solver.substeps = 1;
+    def.solver.iterations = 1;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    return w;
+}
+
 static float area_of(const sinew_world *w, sinew_area_id id)
 {
     float a = -1.0f;
@@ -279,13 +292,7 @@ static void one_projection_keeps_momentum(void **state)
     double worst = 0.0;
     for (int mode = 0; mode < 2; ++mode) {
         for (int trial = 0; trial < 300; ++trial) {
-            sinew_world_def def = sinew_default_world_def();
-            def.gravity = sinew_vec2_make(0, 0);
-            def.solver.mode = (sinew_solver_mode)mode;
-            def.solver.substeps = 1;
-            def.solver.iterations = 1;
-            sinew_world *w = NULL;
-            assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+            sinew_world *w = one_projection_world((sinew_solver_mode)mode);
             const int n = 3 + (int)(next_random(&rng) % 10);
             double p[16][2], wt[16];
             random_ring(&rng, n, p);
@@ -618,13 +625,7 @@ static void one_projection_matches_the_formula(void **state)
     } cases[] = {{square, ones, 2.0, 1.0}, {square_cw, ones, 2.0, 1.0}, {quad, mixed, 1.7, 1.0}, {quad, mixed, 1.0, 0.5}};
     for (int mode = 0; mode < 2; ++mode) {
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
-            sinew_world_def def = sinew_default_world_def();
-            def.gravity = sinew_vec2_make(0, 0);
-            def.solver.mode = (sinew_solver_mode)mode;
-            def.solver.substeps = 1;
-            def.solver.iterations = 1;
-            sinew_world *w = NULL;
-            assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+            sinew_world *w = one_projection_world((sinew_solver_mode)mode);
             sinew_particle_id ids[4];
             for (int k = 0; k < 4; ++k) {
                 ids[k] = make_free_particle(w, (float)cases[c].p[k][0], (float)cases[c].p[k][1], (float)cases[c].w[k]);
@@ -728,10 +729,7 @@ static void bad_area_defs_are_refused_and_create_nothing(void **state)
         const uint64_t h = hash_positions(w);
         sinew_area_id out = {77u, 77u};
         sinew_status s = sinew_area_create(w, &d, &out);
-        if (s != cases[c].expected) {
-            fail_msg("%s: got %s, expected %s", cases[c].what, sinew_status_string(s),
-                     sinew_status_string(cases[c].expected));
-        }
+        assert_status(s, cases[c].expected, "%s", cases[c].what);
         assert_true(out.index1 == 77u && out.generation == 77u); // untouched
         assert_true(strlen(sinew_world_last_error(w)) > 0);
         assert_true(hash_positions(w) == h);

@@ -800,9 +800,7 @@ static void bad_defs_are_refused_and_create_nothing(void **state)
             ids[i] = (sinew_particle_id){99u, 99u};
         }
         sinew_status s = build_with(w, &t[k], ids, links);
-        if (s != t[k].expected) {
-            fail_msg("%s: got %s, expected %s", t[k].what, sinew_status_string(s), sinew_status_string(t[k].expected));
-        }
+        assert_status(s, t[k].expected, "%s", t[k].what);
         assert_true(strlen(sinew_world_last_error(w)) > 0);
         assert_true(ids[0].index1 == 99u); // nothing written
         assert_true(hash_positions(w) == h);

@@ -1084,10 +1084,7 @@ static void every_collider_create_refuses_bad_input_and_creates_nothing(void **s
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; ++k) {
         sinew_collider_id out = marker;
         const sinew_status s = call_create(w, &calls[k], &out);
-        if (s != calls[k].expected) {
-            fail_msg("%s: got %s, expected %s", calls[k].what, sinew_status_string(s),
-                     sinew_status_string(calls[k].expected));
-        }
+        assert_status(s, calls[k].expected, "%s", calls[k].what);
         assert_true(same_collider(out, marker));
         assert_int_equal(sinew_world_collider_count(w), 1);
         if (!calls[k].null_world) {

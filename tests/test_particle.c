@@ -455,10 +455,7 @@ static void create_refuses_bad_defs_and_changes_nothing(void **state)
         const int count = sinew_world_particles(w).count;
         sinew_particle_id id = {0xdeadu, 0xbeefu};
         sinew_status s = sinew_particle_create(w, &cases[k].def, &id);
-        if (s != cases[k].expected) {
-            fail_msg("%s: got %s, expected %s", cases[k].what, sinew_status_string(s),
-                     sinew_status_string(cases[k].expected));
-        }
+        assert_status(s, cases[k].expected, "%s", cases[k].what);
         if (s == SINEW_OK) {
             assert_int_equal(sinew_world_particles(w).count, count + 1);
             continue;

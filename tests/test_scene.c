@@ -389,10 +389,7 @@ static void bad_defs_are_refused_and_create_nothing(void **state)
         sinew_world *w = world_with_one_particle(&p);
         const uint64_t h = hash_positions(w);
         sinew_status s = sinew_rope_create(w, &rc[k].def, NULL);
-        if (s != rc[k].expected) {
-            fail_msg("rope %s: got %s, expected %s", rc[k].what, sinew_status_string(s),
-                     sinew_status_string(rc[k].expected));
-        }
+        assert_status(s, rc[k].expected, "rope %s", rc[k].what);
         assert_true(strlen(sinew_world_last_error(w)) > 0);
         assert_true(hash_positions(w) == h);
         assert_true(sinew_particle_is_valid(w, p));
@@ -422,10 +419,7 @@ static void bad_defs_are_refused_and_create_nothing(void **state)
         sinew_world *w = world_with_one_particle(&p);
         const uint64_t h = hash_positions(w);
         sinew_status s = sinew_cloth_create(w, &cc[k].def, NULL);
-        if (s != cc[k].expected) {
-            fail_msg("cloth %s: got %s, expected %s", cc[k].what, sinew_status_string(s),
-                     sinew_status_string(cc[k].expected));
-        }
+        assert_status(s, cc[k].expected, "cloth %s", cc[k].what);
         assert_true(hash_positions(w) == h);
         assert_counts(count_by_stepping(w), 1, 0, 0);
         sinew_world_destroy(w);

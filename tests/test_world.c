@@ -192,10 +192,7 @@ static void create_refuses_every_bad_def_field(void **state)
         cases[k].spoil(&def);
         sinew_world *w = OUT_SENTINEL;
         sinew_status s = sinew_world_create(&def, &w);
-        if (s != cases[k].expected) {
-            fail_msg("%s: got %s, expected %s", cases[k].what, sinew_status_string(s),
-                     sinew_status_string(cases[k].expected));
-        }
+        assert_status(s, cases[k].expected, "%s", cases[k].what);
         assert_ptr_equal(w, OUT_SENTINEL);
         assert_true(c.allocs == 0u); // refused before anything was allocated
     }

@@ -1,7 +1,10 @@
 #include "support.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "world_internal.h" // sinew__random_next: the engine's splitmix64
 
 static void *counting_alloc(size_t size, void *user_data)
 {
@@ -43,12 +46,19 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
     return h;
 }
 
-uint64_t next_random(uint64_t *state)
+uint64_t next_random(uint64_t *state) { return sinew__random_next(state); }
+
+void assert_status_at(sinew_status got, sinew_status expected, const char *what_format, ...)
 {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    if (got == expected) {
+        return;
+    }
+    char what[256];
+    va_list args;
+    va_start(args, what_format);
+    vsnprintf(what, sizeof what, what_format, args);
+    va_end(args);
+    fail_msg("%s: got %s, expected %s", what, sinew_status_string(got), sinew_status_string(expected));
 }
 
 double uniform(uint64_t *state, double lo, double hi)

@@ -23,8 +23,13 @@ sinew_allocator counting_allocator_make(counting_allocator *c);
 // FNV-1a hash of the bytes of every particle's position and previous position.
 uint64_t hash_positions(const sinew_world *world);
 
-// splitmix64: the next 64 random bits from `state`, so random scenes do not depend on rand().
+// splitmix64 (the engine's): the next 64 random bits from `state`, so random scenes do not
+// depend on rand().
 uint64_t next_random(uint64_t *state);
+
+// Fails unless a call returned `expected`, naming the case (printf-style) and both statuses.
+void assert_status_at(sinew_status got, sinew_status expected, const char *what_format, ...);
+#define assert_status(got, expected, ...) assert_status_at((got), (expected), __VA_ARGS__)
 
 // A number drawn uniformly from [lo, hi) with 53 random bits, advancing `state`.
 double uniform(uint64_t *state, double lo, double hi);
