@@ -80,6 +80,22 @@ static void link_stretch(const sinew_world *world, const sinew_distance_id *link
 }
 
 // The pile's quality figures from the world's particles (see pile_metrics.h).
+// FNV-1a over the bits of every particle's position and previous position: two runs (or two
+// builds) ended in the same state exactly when their hashes agree.
+static uint64_t state_hash(const sinew_world *world)
+{
+    const sinew_particle_view v = sinew_world_particles(world);
+    uint64_t h = 1469598103934665603ull;
+    const float *arrays[4] = {v.x, v.y, v.px, v.py};
+    for (int a = 0; a < 4; ++a) {
+        const unsigned char *bytes = (const unsigned char *)arrays[a];
+        for (size_t k = 0; k < sizeof(float) * (size_t)v.count; ++k) {
+            h = (h ^ bytes[k]) * 1099511628211ull;
+        }
+    }
+    return h;
+}
+
 static int pile_quality_of(const sinew_world *world, const pile_layout *layout, pile_quality_result *q)
 {
     sinew_particle_view v = sinew_world_particles(world);
@@ -279,7 +295,8 @@ static int run(const options *o, int iteration)
     } else {
         printf("\"max_stretch\":%.5f,", max_ratio);
     }
-    printf("\"max_error\":%.6g,\"rms_error\":%.6g}\n", (double)st.max_error, (double)st.rms_error);
+    printf("\"max_error\":%.6g,\"rms_error\":%.6g,\"state_hash\":\"%016llx\"}\n", (double)st.max_error,
+           (double)st.rms_error, (unsigned long long)state_hash(world));
     fflush(stdout);
     free(ids);
     free(areas);

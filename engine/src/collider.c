@@ -44,6 +44,18 @@ static sinew_status check_def(const sinew_world *world, const sinew_collider_def
     return SINEW_OK;
 }
 
+// Refuses geometry beyond SINEW_MAX_COORDINATE (points and radius, already known finite), so that
+// no contact with it can overflow.
+static sinew_status range_check(const sinew_world *world, const sinew_vec2 *points, int count, float radius,
+                                const char *what)
+{
+    bool ok = sinew__coordinate_ok(radius);
+    for (int k = 0; k < count; ++k) {
+        ok = ok && sinew__point_ok(points[k]);
+    }
+    return ok ? SINEW_OK : sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, what);
+}
+
 // Stores a collider whose geometry is filled in; computes its bounds.
 static sinew_status add(sinew_world *world, const sinew_collider_def *def, sinew__collider *c, sinew_collider_id *out)
 {
@@ -106,6 +118,9 @@ sinew_status sinew_plane_collider_create(sinew_world *world, const sinew_collide
     c.nx = normal.x / len;
     c.ny = normal.y / len;
     c.offset = offset / len;
+    if (!sinew__coordinate_ok(c.offset)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "plane collider: |offset / |normal|| > SINEW_MAX_COORDINATE");
+    }
     return add(world, def, &c, out);
 }
 
@@ -140,6 +155,10 @@ sinew_status sinew_circle_collider_create(sinew_world *world, const sinew_collid
     if (!(radius > 0.0f)) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "circle collider: radius must be > 0");
     }
+    if (range_check(world, &center, 1, radius, "circle collider: center and radius within SINEW_MAX_COORDINATE") !=
+        SINEW_OK) {
+        return SINEW_ERR_OUT_OF_RANGE;
+    }
     return polygon(world, def, &center, 1, radius, out);
 }
 
@@ -153,6 +172,9 @@ sinew_status sinew_segment_collider_create(sinew_world *world, const sinew_colli
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "segment collider: radius >= 0 and a != b required");
     }
     sinew_vec2 v[2] = {a, b};
+    if (range_check(world, v, 2, radius, "segment collider: a, b and radius within SINEW_MAX_COORDINATE") != SINEW_OK) {
+        return SINEW_ERR_OUT_OF_RANGE;
+    }
     return polygon(world, def, v, 2, radius, out);
 }
 
@@ -166,6 +188,9 @@ sinew_status sinew_box_collider_create(sinew_world *world, const sinew_collider_
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "box collider: min < max required on both axes");
     }
     sinew_vec2 v[4] = {min, {max.x, min.y}, max, {min.x, max.y}};
+    if (range_check(world, v, 4, 0.0f, "box collider: min and max within SINEW_MAX_COORDINATE") != SINEW_OK) {
+        return SINEW_ERR_OUT_OF_RANGE;
+    }
     return polygon(world, def, v, 4, 0.0f, out);
 }
 
@@ -188,6 +213,12 @@ sinew_status sinew_polygon_collider_create(sinew_world *world, const sinew_colli
         if (!sinew__finite2(vertices[k])) {
             return sinew__fail(world, SINEW_ERR_NOT_FINITE, "polygon collider: vertices must be finite");
         }
+    }
+    if (range_check(world, vertices, count, radius, "polygon collider: vertices and radius within SINEW_MAX_COORDINATE") !=
+        SINEW_OK) {
+        return SINEW_ERR_OUT_OF_RANGE;
+    }
+    for (int k = 0; k < count; ++k) {
         sinew_vec2 a = vertices[k], b = vertices[(k + 1) % count];
         area += (double)a.x * b.y - (double)b.x * a.y;
     }
@@ -220,6 +251,13 @@ sinew_status sinew_world_bounds_create(sinew_world *world, const sinew_collider_
     }
     if (!(min.x < max.x && min.y < max.y)) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "world bounds: min < max required on both axes");
+    }
+    const sinew_vec2 corners[2] = {min, max};
+    if (range_check(world, corners, 2, 0.0f, "world bounds: min and max within SINEW_MAX_COORDINATE") != SINEW_OK) {
+        return SINEW_ERR_OUT_OF_RANGE;
+    }
+    if (world != NULL && world->max_constraints > 0 && world->colliders.count + 4 > world->max_constraints) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "world bounds: max_constraints would be passed");
     }
     const sinew_vec2 normals[4] = {{0, 1}, {0, -1}, {1, 0}, {-1, 0}};
     const float offsets[4] = {min.y, -max.y, min.x, -max.x};

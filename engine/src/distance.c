@@ -63,8 +63,9 @@ static sinew_status check_params(const sinew_world *world, const sinew_distance_
     if (!sinew__finite(def->rest) || !sinew__finite(def->stiffness) || !sinew__finite(def->compliance)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "distance def: rest, stiffness and compliance must be finite");
     }
-    if (def->rest < 0.0f && def->rest != SINEW_REST_CURRENT) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: rest must be >= 0 or SINEW_REST_CURRENT");
+    if ((def->rest < 0.0f && def->rest != SINEW_REST_CURRENT) || def->rest > SINEW_MAX_COORDINATE) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
+                           "distance def: rest must be in [0, SINEW_MAX_COORDINATE] or SINEW_REST_CURRENT");
     }
     if (def->stiffness < 0.0f || def->stiffness > 1.0f) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "distance def: stiffness must be in [0, 1]");

@@ -7,6 +7,9 @@
 
 #include "world_internal.h"
 
+// Smallest cell (m): its inverse must stay finite in float.
+#define SINEW__MIN_CELL 1e-30
+
 static bool grid_reserve(sinew_world *world, int cells)
 {
     sinew__grid *g = &world->grid;
@@ -100,6 +103,8 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     const double w = (double)maxx - minx, h = (double)maxy - miny;
     const double limit = 2.0 * m + 64.0;
     double cell = maxr > 0.0f ? 2.0 * maxr * SINEW__CONTACT_REACH + 2.0 * largest : fmax(sqrt(w * h / m), 1e-3);
+    // Denormal or tiny radii: a cell under SINEW__MIN_CELL would make inv_cell overflow in float.
+    cell = fmax(cell, SINEW__MIN_CELL);
     double nxd = floor(w / cell) + 1.0, nyd = floor(h / cell) + 1.0;
     while (nxd * nyd > limit) {
         cell *= fmax(sqrt(nxd * nyd / limit), 1.01);
@@ -127,10 +132,8 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
             cell_of[i] = UINT32_MAX;
             continue;
         }
-        int cx = (int)((x[i] - minx) * inv), cy = (int)((y[i] - miny) * inv);
-        cx = cx < nx ? cx : nx - 1; // rounding at the far edge
-        cy = cy < ny ? cy : ny - 1;
-        uint32_t c = (uint32_t)(cy * nx + cx);
+        const int cx = sinew__grid_cell(x[i], minx, inv, nx), cy = sinew__grid_cell(y[i], miny, inv, ny);
+        const uint32_t c = (uint32_t)(cy * nx + cx);
         cell_of[i] = c;
         start[c] += 1u;
     }

@@ -70,8 +70,8 @@ SINEW_FORCE_INLINE float correction_scale(float lo, float hi, float stiffness, f
         num += a * *lambda;
         denom += a;
     }
-    // Coincident ends (dx = dy = 0) or total weight 0 (wij = wi + wj = 0): the clamp keeps s finite and
-    // the correction, s dx times a weight, is exactly zero. No branch.
+    // Total weight 0 (wij = wi + wj = 0): the clamp keeps s finite and the correction, s dx times a
+    // weight, is exactly zero. No branch. (Coincident ends never come here: see sinew__apart.)
     float q = d * denom;
     q = q > SINEW__TINY ? q : SINEW__TINY;
     float s = stiffness * num / q;
@@ -94,6 +94,7 @@ SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sin
 {
     const int i = c->i, j = c->j;
     float dx = x[j] - x[i], dy = y[j] - y[i];
+    sinew__apart(&dx, &dy);
     float wi = w[i], wj = w[j];
     float s = scale_of(c, f, lambda, dx, dy, wi, wj, inv_h2, soft);
     x[i] += wi * s * dx;
@@ -123,6 +124,7 @@ SINEW_FORCE_INLINE void block_solve(block *restrict b, const sinew__distance *re
         b->j[l] = j;
         b->dx[l] = x[j] - x[i];
         b->dy[l] = y[j] - y[i];
+        sinew__apart(&b->dx[l], &b->dy[l]);
         b->wi[l] = w[i];
         b->wj[l] = w[j];
     }
@@ -159,7 +161,8 @@ SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, fl
     const __m256 xi = _mm256_i32gather_ps(x, i, 4), xj = _mm256_i32gather_ps(x, j, 4);
     const __m256 yi = _mm256_i32gather_ps(y, i, 4), yj = _mm256_i32gather_ps(y, j, 4);
     const __m256 wi = _mm256_i32gather_ps(w, i, 4), wj = _mm256_i32gather_ps(w, j, 4);
-    const __m256 dx = _mm256_sub_ps(xj, xi), dy = _mm256_sub_ps(yj, yi);
+    __m256 dx = _mm256_sub_ps(xj, xi), dy = _mm256_sub_ps(yj, yi);
+    sinew__apart8(&dx, &dy);
     const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)));
     const __m256 clamped = sinew__clamp8(d, lo, hi);
     const __m256 q = _mm256_max_ps(_mm256_mul_ps(d, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
@@ -301,6 +304,7 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
     for (int k = full; k < n; ++k) {
         const int i = c[k].i, j = c[k].j;
         float dx = x[j] - x[i], dy = y[j] - y[i];
+        sinew__apart(&dx, &dy);
         float wi = w[i], wj = w[j];
         float lam = soft ? lambda[k] : 0.0f;
         float s = scale_of(&c[k], &f[k], &lam, dx, dy, wi, wj, inv_h2, soft);
@@ -401,7 +405,8 @@ SINEW_FORCE_INLINE void prepare_chunk(int len, const float *restrict xi, const f
                                       float *restrict active, float inv_h2, bool soft)
 {
     for (int l = 0; l < len; ++l) {
-        const float dx = xj[l] - xi[l], dy = yj[l] - yi[l];
+        float dx = xj[l] - xi[l], dy = yj[l] - yi[l];
+        sinew__apart(&dx, &dy);
         const float wij = wi[l] + wj[l];
         const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &lambda[l], dx, dy, wij,
                                                 inv_h2, true)

@@ -64,6 +64,8 @@ int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id)
     return sinew__store_lookup(&world->particles.store, id.index1, id.generation);
 }
 
+static bool speed_ok(sinew_vec2 v) { return fabsf(v.x) <= SINEW_MAX_SPEED && fabsf(v.y) <= SINEW_MAX_SPEED; }
+
 sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def *def, sinew_particle_id *out)
 {
     if (world == NULL || def == NULL || out == NULL) {
@@ -78,6 +80,10 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     }
     if (def->radius < 0.0f) {
         return sinew__fail(world, SINEW_ERR_NEGATIVE_RADIUS, "particle def: radius must be >= 0");
+    }
+    if (!sinew__point_ok(def->position) || !sinew__coordinate_ok(def->radius) || !speed_ok(def->velocity)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
+                           "particle def: |position| and radius <= SINEW_MAX_COORDINATE, speed <= SINEW_MAX_SPEED");
     }
     if (!sinew__finite(def->friction) || !sinew__finite(def->kinetic_friction)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "particle def: friction and kinetic_friction must be finite");
@@ -183,6 +189,9 @@ sinew_status sinew_particle_set_position(sinew_world *world, sinew_particle_id i
     if (!sinew__finite2(position)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_position: position must be finite");
     }
+    if (!sinew__point_ok(position)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_particle_set_position: |position| > SINEW_MAX_COORDINATE");
+    }
     sinew__particles *p = &world->particles;
     p->px[i] += position.x - p->x[i];
     p->py[i] += position.y - p->y[i];
@@ -213,6 +222,9 @@ sinew_status sinew_particle_set_velocity(sinew_world *world, sinew_particle_id i
     }
     if (!sinew__finite2(velocity)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_velocity: velocity must be finite");
+    }
+    if (!speed_ok(velocity)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_particle_set_velocity: |velocity| > SINEW_MAX_SPEED");
     }
     sinew__particles *p = &world->particles;
     p->dx[i] = velocity.x * world->h_prev;
@@ -304,10 +316,13 @@ sinew_particle_view sinew_world_particles(const sinew_world *world)
 }
 
 // The loop takes plain restrict pointers: read through the store's struct, GCC does not
-// vectorize it.
-static void integrate_arrays(int n, float *restrict x, float *restrict px, float *restrict dx,
-                             const float *restrict a, const float *restrict w, float velocity_scale, float g, float h2)
+// vectorize it. Returns non-zero when some predicted coordinate is NaN or beyond
+// SINEW_MAX_COORDINATE (checked without a branch per particle).
+static unsigned integrate_arrays(int n, float *restrict x, float *restrict px, float *restrict dx,
+                                 const float *restrict a, const float *restrict w, float velocity_scale, float g,
+                                 float h2)
 {
+    unsigned out = 0u;
     for (int i = 0; i < n; ++i) {
         // Immovable particles (weight 0) keep their place; only a kinematic pin moves them.
         float m = w[i] > 0.0f ? 1.0f : 0.0f;
@@ -315,15 +330,41 @@ static void integrate_arrays(int n, float *restrict x, float *restrict px, float
         px[i] = x[i];
         x[i] += d;
         dx[i] = d;
+        out |= (unsigned)!sinew__coordinate_ok(x[i]);
     }
+    return out;
 }
 
-void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
+// Puts every particle whose position is NaN or beyond SINEW_MAX_COORDINATE back where its
+// sub-step began (px, py), at rest; with `pack`, its motion record too. Returns how many.
+static int reset_escaped(sinew__particles *p, bool pack)
+{
+    int reset = 0;
+    for (int i = 0; i < p->count; ++i) {
+        if (!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]))) {
+            p->x[i] = p->px[i];
+            p->y[i] = p->py[i];
+            p->dx[i] = p->dy[i] = 0.0f;
+            if (pack) {
+                p->motion[i].x = p->px[i];
+                p->motion[i].y = p->py[i];
+                p->motion[i].dx = p->motion[i].dy = 0.0f;
+            }
+            reset += 1;
+        }
+    }
+    return reset;
+}
+
+int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
 {
     sinew__particles *p = &world->particles;
     const float h2 = h * h;
-    integrate_arrays(p->count, p->x, p->px, p->dx, p->ax, p->w, velocity_scale, world->gravity.x, h2);
-    integrate_arrays(p->count, p->y, p->py, p->dy, p->ay, p->w, velocity_scale, world->gravity.y, h2);
+    const unsigned out = integrate_arrays(p->count, p->x, p->px, p->dx, p->ax, p->w, velocity_scale, world->gravity.x, h2) |
+                         integrate_arrays(p->count, p->y, p->py, p->dy, p->ay, p->w, velocity_scale, world->gravity.y, h2);
+    // A force, gravity or speed that carries a particle out of range (or overflows) must not reach
+    // the grid nor any neighbour: it stays where the sub-step begins.
+    return out != 0u ? reset_escaped(p, false) : 0;
 }
 
 float sinew__particles_max_accel(const sinew_world *world)
@@ -341,34 +382,34 @@ float sinew__particles_max_accel(const sinew_world *world)
 // the predicted position to the bit, and x - predicted is the solver's correction, exactly.
 SINEW_FORCE_INLINE float finished(float x, float px, float dx) { return dx + (x - (px + dx)); }
 
-// Adds the solver's correction to the displacement along one axis; returns a non-zero value when
-// some coordinate is NaN or infinite (checked without a branch per particle).
-static float finish_arrays(int n, const float *restrict x, const float *restrict px, float *restrict dx)
+// Adds the solver's correction to the displacement along one axis; returns non-zero when some
+// coordinate is NaN or beyond SINEW_MAX_COORDINATE (checked without a branch per particle). A
+// position within range over a start within range keeps the displacement finite.
+static unsigned finish_arrays(int n, const float *restrict x, const float *restrict px, float *restrict dx)
 {
-    float bad = 0.0f;
+    unsigned out = 0u;
     for (int i = 0; i < n; ++i) {
-        float nd = finished(x[i], px[i], dx[i]);
-        dx[i] = nd;
-        bad += (x[i] - x[i]) + (nd - nd); // 0 for finite values, NaN otherwise
+        dx[i] = finished(x[i], px[i], dx[i]);
+        out |= (unsigned)!sinew__coordinate_ok(x[i]);
     }
-    return bad;
+    return out;
 }
 
 // finish_arrays for both axes from particle `first` on, also packing each particle's motion
 // record (the displacement before the solve is the one finish_arrays replaces).
-static float finish_and_pack(int first, int n, const float *restrict x, const float *restrict y,
-                             const float *restrict px, const float *restrict py, float *restrict dx, float *restrict dy,
-                             sinew__motion *restrict motion)
+static unsigned finish_and_pack(int first, int n, const float *restrict x, const float *restrict y,
+                                const float *restrict px, const float *restrict py, float *restrict dx,
+                                float *restrict dy, sinew__motion *restrict motion)
 {
-    float bad = 0.0f;
+    unsigned out = 0u;
     for (int i = first; i < n; ++i) {
         const float ndx = finished(x[i], px[i], dx[i]), ndy = finished(y[i], py[i], dy[i]);
         motion[i] = (sinew__motion){x[i], y[i], ndx, ndy, px[i], py[i], dx[i], dy[i]};
         dx[i] = ndx;
         dy[i] = ndy;
-        bad += (x[i] - x[i]) + (ndx - ndx) + (y[i] - y[i]) + (ndy - ndy);
+        out |= (unsigned)!(sinew__coordinate_ok(x[i]) && sinew__coordinate_ok(y[i]));
     }
-    return bad;
+    return out;
 }
 
 static void unpack(int first, int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
@@ -385,11 +426,12 @@ static void unpack(int first, int n, const sinew__motion *restrict m, float *res
 #if SINEW__X86
 // finish_and_pack eight particles at a time: the same arithmetic, the eight arrays transposed
 // into eight records.
-SINEW__AVX2 static float finish_and_pack_avx2(int n, const float *restrict x, const float *restrict y,
-                                              const float *restrict px, const float *restrict py, float *restrict dx,
-                                              float *restrict dy, sinew__motion *restrict motion)
+SINEW__AVX2 static unsigned finish_and_pack_avx2(int n, const float *restrict x, const float *restrict y,
+                                                 const float *restrict px, const float *restrict py, float *restrict dx,
+                                                 float *restrict dy, sinew__motion *restrict motion)
 {
-    __m256 bad = _mm256_setzero_ps();
+    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f);
+    __m256 in = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     int i = 0;
     for (; i + SINEW__LANES <= n; i += SINEW__LANES) {
         const __m256 xi = _mm256_loadu_ps(x + i), yi = _mm256_loadu_ps(y + i);
@@ -404,16 +446,11 @@ SINEW__AVX2 static float finish_and_pack_avx2(int n, const float *restrict x, co
         }
         _mm256_storeu_ps(dx + i, ndx);
         _mm256_storeu_ps(dy + i, ndy);
-        bad = _mm256_add_ps(bad, _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(xi, xi), _mm256_sub_ps(ndx, ndx)),
-                                               _mm256_add_ps(_mm256_sub_ps(yi, yi), _mm256_sub_ps(ndy, ndy))));
+        in = _mm256_and_ps(in, _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, xi), limit, _CMP_LE_OQ),
+                                             _mm256_cmp_ps(_mm256_andnot_ps(sign, yi), limit, _CMP_LE_OQ)));
     }
-    float lanes[SINEW__LANES];
-    _mm256_storeu_ps(lanes, bad);
-    float sum = finish_and_pack(i, n, x, y, px, py, dx, dy, motion);
-    for (int l = 0; l < SINEW__LANES; ++l) {
-        sum += lanes[l];
-    }
-    return sum;
+    const unsigned out = (unsigned)(_mm256_movemask_ps(in) != 0xff);
+    return out | finish_and_pack(i, n, x, y, px, py, dx, dy, motion);
 }
 
 SINEW__AVX2 static void unpack_avx2(int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
@@ -439,38 +476,21 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack)
 {
     sinew__particles *p = &world->particles;
     const int n = p->count;
-    float bad;
+    unsigned out;
     if (!pack) {
-        bad = finish_arrays(n, p->x, p->px, p->dx) + finish_arrays(n, p->y, p->py, p->dy);
+        out = finish_arrays(n, p->x, p->px, p->dx) | finish_arrays(n, p->y, p->py, p->dy);
     }
 #if SINEW__X86
     else if (world->avx2) {
-        bad = finish_and_pack_avx2(n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
+        out = finish_and_pack_avx2(n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
     }
 #endif
     else {
-        bad = finish_and_pack(0, n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
-    }
-    if (bad == 0.0f) {
-        return 0;
+        out = finish_and_pack(0, n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
     }
     // A diverging solve (say Jacobi over-relaxed at one iteration) must not spread NaN: the
     // particles it broke go back to where the sub-step began, at rest, and are counted.
-    int reset = 0;
-    for (int i = 0; i < n; ++i) {
-        if (!(isfinite(p->x[i]) && isfinite(p->y[i]) && isfinite(p->dx[i]) && isfinite(p->dy[i]))) {
-            p->x[i] = p->px[i];
-            p->y[i] = p->py[i];
-            p->dx[i] = p->dy[i] = 0.0f;
-            if (pack) {
-                p->motion[i].x = p->px[i];
-                p->motion[i].y = p->py[i];
-                p->motion[i].dx = p->motion[i].dy = 0.0f;
-            }
-            reset += 1;
-        }
-    }
-    return reset;
+    return out != 0u ? reset_escaped(p, pack) : 0;
 }
 
 void sinew__particles_unpack_motion(sinew_world *world)

@@ -63,6 +63,9 @@ sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sine
     if (!sinew__finite2(def->target)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "pin def: target must be finite");
     }
+    if (!sinew__point_ok(def->target)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "pin def: |target| > SINEW_MAX_COORDINATE");
+    }
     sinew_status s = check_stiffness(world, def->stiffness, def->compliance);
     if (s != SINEW_OK) {
         return s;
@@ -122,6 +125,9 @@ sinew_status sinew_pin_set_target(sinew_world *world, sinew_pin_id id, sinew_vec
     }
     if (!sinew__finite2(target)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_pin_set_target: target must be finite");
+    }
+    if (!sinew__point_ok(target)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_pin_set_target: |target| > SINEW_MAX_COORDINATE");
     }
     world->pins.c[k].tx = target.x;
     world->pins.c[k].ty = target.y;

@@ -5,14 +5,6 @@
 
 typedef bool (*visitor)(void *ctx, int index);
 
-// Cell coordinate of v along an axis, clamped to [0, n - 1] before any conversion to int (a
-// query box of 1e9 metres must not overflow).
-static int cell_index(float v, float origin, float inv_cell, int n)
-{
-    const float c = floorf((v - origin) * inv_cell);
-    return !(c >= 0.0f) ? 0 : (c >= (float)(n - 1) ? n - 1 : (int)c);
-}
-
 // Calls visit for every particle that may lie in [min, max]; stops when visit returns false.
 static void visit_box(const sinew_world *world, sinew_vec2 min, sinew_vec2 max, visitor visit, void *ctx)
 {
@@ -25,8 +17,8 @@ static void visit_box(const sinew_world *world, sinew_vec2 min, sinew_vec2 max, 
     }
     const bool grid = g->fresh && g->valid && g->nx > 0;
     if (grid) {
-        const int cx0 = cell_index(min.x, g->minx, g->inv_cell, g->nx), cx1 = cell_index(max.x, g->minx, g->inv_cell, g->nx);
-        const int cy0 = cell_index(min.y, g->miny, g->inv_cell, g->ny), cy1 = cell_index(max.y, g->miny, g->inv_cell, g->ny);
+        const int cx0 = sinew__grid_cell(min.x, g->minx, g->inv_cell, g->nx), cx1 = sinew__grid_cell(max.x, g->minx, g->inv_cell, g->nx);
+        const int cy0 = sinew__grid_cell(min.y, g->miny, g->inv_cell, g->ny), cy1 = sinew__grid_cell(max.y, g->miny, g->inv_cell, g->ny);
         for (int cy = cy0; cy <= cy1; ++cy) {
             for (int cx = cx0; cx <= cx1; ++cx) {
                 const int c = cy * g->nx + cx;

@@ -233,8 +233,8 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     if (!sinew__finite(dt)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_world_step: dt must be finite");
     }
-    if (!(dt > 0.0f)) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_step: dt must be > 0");
+    if (!(dt >= SINEW_MIN_DT && dt <= SINEW_MAX_DT)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_step: dt must be in [1e-6, 10] seconds");
     }
     const sinew_solver_def solver = world->solver;
     const float h = dt / (float)solver.substeps;
@@ -272,7 +272,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
 
     int covered = -1; // the last sub-step the contacts found cover
     for (int s = 0; s < solver.substeps; ++s) {
-        sinew__particles_integrate(world, h, damp * (h / world->h_prev));
+        reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
         world->h_prev = h;
         sinew__pins_move_kinematic(world, (float)(s + 1) / (float)solver.substeps);
         sinew__links_begin_substep(&world->distances.l);

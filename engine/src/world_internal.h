@@ -376,11 +376,14 @@ void sinew__id_pool_free(sinew_world *world, sinew__id_pool *pool);
 // Grows the particle store to hold at least `capacity` particles (builders call it up front).
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity);
 void sinew__particles_free(sinew_world *world);
-void sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);
+// Verlet's prediction. A particle it would carry beyond SINEW_MAX_COORDINATE (or to NaN) stays
+// where the sub-step begins, at rest; returns how many did.
+int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);
 // Largest force acceleration |(ax, ay)| on any particle (m/s^2).
 float sinew__particles_max_accel(const sinew_world *world);
 // After the solver: adds each particle's correction (x - predicted x) to its displacement, and
-// puts any particle whose state became NaN or infinite back where the sub-step began. Returns
+// puts any particle whose position became NaN or left SINEW_MAX_COORDINATE back where the
+// sub-step began, at rest. Returns
 // how many were put back. With `pack`, also fills particles.motion for the contact response.
 int sinew__particles_finish_substep(sinew_world *world, bool pack);
 // Copies the position and displacement of particles.motion back to the arrays (after a Gauss-Seidel
@@ -410,6 +413,18 @@ void sinew__links_begin_substep(sinew__links *l);
 // Recomputes the block flag of the block holding link k; or of every block.
 void sinew__links_refresh_block(const sinew_world *world, sinew__links *l, int k);
 void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *l);
+// Two ends closer than SINEW__APART (coincident ones included) have no direction to be pushed
+// apart along: the link's kernels take (0, SINEW__APART) instead of (xj - xi, yj - yi), so that two
+// particles made at one point separate along +y (j up, i down), deterministically. Its square is a
+// normal float, so the length computed from it is SINEW__APART again.
+#define SINEW__APART 1e-15f
+SINEW_FORCE_INLINE void sinew__apart(float *dx, float *dy)
+{
+    const bool together = *dx * *dx + *dy * *dy < SINEW__APART * SINEW__APART;
+    *dx = together ? 0.0f : *dx;
+    *dy = together ? SINEW__APART : *dy;
+}
+
 // Length minus the nearest allowed length.
 static inline float sinew__link_error(const sinew__distance *c, const float *x, const float *y)
 {
@@ -462,6 +477,16 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__transpose8(
 }
 
 // clamp(d, lo, hi) as sinew__link_error computes it (`d < lo ? lo : (d > hi ? hi : d)`), NaN included.
+// sinew__apart on eight lanes.
+SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__apart8(__m256 *dx, __m256 *dy)
+{
+    const __m256 apart = _mm256_set1_ps(SINEW__APART);
+    const __m256 together = _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(*dx, *dx), _mm256_mul_ps(*dy, *dy)),
+                                          _mm256_mul_ps(apart, apart), _CMP_LT_OQ);
+    *dx = _mm256_andnot_ps(together, *dx);
+    *dy = _mm256_blendv_ps(*dy, apart, together);
+}
+
 SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__clamp8(__m256 d, __m256 lo, __m256 hi)
 {
     const __m256 upper = _mm256_blendv_ps(d, hi, _mm256_cmp_ps(d, hi, _CMP_GT_OQ));
@@ -534,6 +559,13 @@ SINEW_FORCE_INLINE void sinew__contact_response(float nx, float ny, float rel0x,
 bool sinew__grid_build(sinew_world *world, int ahead, float extra);
 #define SINEW__MARGIN_LIMIT 0.5f
 void sinew__grid_free(sinew_world *world);
+// Cell coordinate of v along an axis, clamped to [0, n - 1] before any conversion to int (a query
+// box of 1e9 metres, or rounding at the far edge, must not overflow; NaN gives 0).
+static inline int sinew__grid_cell(float v, float origin, float inv_cell, int n)
+{
+    const float c = floorf((v - origin) * inv_cell);
+    return !(c >= 0.0f) ? 0 : (c >= (float)(n - 1) ? n - 1 : (int)c);
+}
 
 // contact.c: particle-particle contacts.
 // Contacts per tile of Gauss-Seidel's order (see sort_by_color in contact.c). A tile of a pile
@@ -600,3 +632,6 @@ uint64_t sinew__random_next(uint64_t *state);
 // Validation helpers.
 static inline bool sinew__finite(float v) { return isfinite(v) != 0; }
 static inline bool sinew__finite2(sinew_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
+// |v| <= SINEW_MAX_COORDINATE (false for NaN): a coordinate, length or radius the world accepts.
+static inline bool sinew__coordinate_ok(float v) { return fabsf(v) <= SINEW_MAX_COORDINATE; }
+static inline bool sinew__point_ok(sinew_vec2 v) { return sinew__coordinate_ok(v.x) && sinew__coordinate_ok(v.y); }

@@ -30,7 +30,8 @@ typedef struct sinew_collider_def {
 SINEW_API sinew_collider_def sinew_default_collider_def(void);
 
 /// A half-plane: the free side is where dot(normal, x) >= offset (normal is normalised).
-/// Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (zero normal, negative friction), CAPACITY, OUT_OF_MEMORY.
+/// Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (zero normal, negative friction; for every shape,
+/// a coordinate, offset or radius beyond SINEW_MAX_COORDINATE), CAPACITY, OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_plane_collider_create(sinew_world *world, const sinew_collider_def *def, sinew_vec2 normal,
                                                    float offset, sinew_collider_id *out);
 

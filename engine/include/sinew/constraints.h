@@ -30,7 +30,7 @@ typedef enum sinew_distance_mode {
 /// Everything needed to create a distance constraint. Get one from sinew_default_distance_def().
 typedef struct sinew_distance_def {
     sinew_particle_id a, b;   ///< the two particles; must differ
-    float rest;               ///< rest length in metres >= 0, or SINEW_REST_CURRENT (default)
+    float rest;               ///< rest length in metres, 0..SINEW_MAX_COORDINATE, or SINEW_REST_CURRENT (default)
     sinew_distance_mode mode; ///< default SINEW_DISTANCE_EQUAL
     float stiffness;          ///< fraction of the error removed per projection, [0, 1]; default 1
     float compliance;         ///< XPBD compliance in m/N, >= 0; 0 (default) = PBD with stiffness
@@ -42,7 +42,8 @@ typedef struct sinew_distance_def {
 SINEW_API sinew_distance_def sinew_default_distance_def(void);
 
 /// Creates a distance constraint. Errors: NULL_ARGUMENT, INVALID_ID (a or b), SAME_PARTICLE,
-/// NOT_FINITE, OUT_OF_RANGE (rest < 0 other than SINEW_REST_CURRENT, stiffness outside [0, 1],
+/// NOT_FINITE, OUT_OF_RANGE (rest < 0 other than SINEW_REST_CURRENT or > SINEW_MAX_COORDINATE,
+/// stiffness outside [0, 1],
 /// compliance < 0, tear_ratio neither 0 nor > 1, unknown mode), CAPACITY, OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def *def,
                                              sinew_distance_id *out);
@@ -71,7 +72,7 @@ SINEW_API sinew_status sinew_distance_get_error(const sinew_world *world, sinew_
 /// On a particle of weight > 0 it is a constraint like any other (a mouse spring, an IK goal).
 typedef struct sinew_pin_def {
     sinew_particle_id particle; ///< the pinned particle
-    sinew_vec2 target;          ///< world point in metres
+    sinew_vec2 target;          ///< world point in metres, within +-SINEW_MAX_COORDINATE
     float stiffness;            ///< [0, 1]; default 1
     float compliance;           ///< XPBD compliance in m/N, >= 0; default 0
 } sinew_pin_def;
@@ -88,7 +89,8 @@ SINEW_API sinew_status sinew_pin_destroy(sinew_world *world, sinew_pin_id id);
 /// True when `id` names a live pin of `world`.
 SINEW_API bool sinew_pin_is_valid(const sinew_world *world, sinew_pin_id id);
 
-/// Moves the pin's target (metres); call every frame to drag. Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
+/// Moves the pin's target (metres); call every frame to drag. Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE,
+/// OUT_OF_RANGE (beyond SINEW_MAX_COORDINATE).
 SINEW_API sinew_status sinew_pin_set_target(sinew_world *world, sinew_pin_id id, sinew_vec2 target);
 
 /// Reads a pin back. Errors: NULL_ARGUMENT, INVALID_ID.

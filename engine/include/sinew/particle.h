@@ -16,10 +16,11 @@ typedef enum sinew_particle_flags {
 
 /// Everything needed to create a particle. Get one from sinew_default_particle_def().
 typedef struct sinew_particle_def {
-    sinew_vec2 position; ///< metres; default (0, 0)
-    sinew_vec2 velocity; ///< m/s; default (0, 0); ignored when weight is 0 (immovable particles rest)
+    sinew_vec2 position; ///< metres, each coordinate within +-SINEW_MAX_COORDINATE; default (0, 0)
+    sinew_vec2 velocity; ///< m/s, each component within +-SINEW_MAX_SPEED; default (0, 0); ignored
+                         ///< when weight is 0 (immovable particles rest)
     float weight;        ///< inverse mass in 1/kg, >= 0; 0 = immovable (never moved by the solver); default 1
-    float radius;        ///< metres, >= 0; used by collisions; default 0.1
+    float radius;        ///< metres, 0..SINEW_MAX_COORDINATE; used by collisions; default 0.1
     uint32_t flags;      ///< sinew_particle_flags; default SINEW_PARTICLE_COLLIDES
     uint32_t group;      ///< collision group bits the particle belongs to; default 1
     uint32_t mask;       ///< group bits it collides with: a pair collides when each one's group
@@ -33,7 +34,8 @@ typedef struct sinew_particle_def {
 SINEW_API sinew_particle_def sinew_default_particle_def(void);
 
 /// Creates a particle. Errors: NULL_ARGUMENT, NOT_FINITE (position, velocity, weight, radius,
-/// frictions), NEGATIVE_WEIGHT, NEGATIVE_RADIUS, OUT_OF_RANGE (negative friction), CAPACITY,
+/// frictions), NEGATIVE_WEIGHT, NEGATIVE_RADIUS, OUT_OF_RANGE (negative friction, a position or
+/// radius beyond SINEW_MAX_COORDINATE, a speed beyond SINEW_MAX_SPEED), CAPACITY,
 /// OUT_OF_MEMORY. On error `*out` is untouched.
 SINEW_API sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def *def,
                                              sinew_particle_id *out);
@@ -48,7 +50,8 @@ SINEW_API bool sinew_particle_is_valid(const sinew_world *world, sinew_particle_
 /// Position in metres. Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_particle_get_position(const sinew_world *world, sinew_particle_id id, sinew_vec2 *out);
 
-/// Moves a particle, keeping its velocity (a teleport). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
+/// Moves a particle, keeping its velocity (a teleport). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE,
+/// OUT_OF_RANGE (a coordinate beyond SINEW_MAX_COORDINATE).
 SINEW_API sinew_status sinew_particle_set_position(sinew_world *world, sinew_particle_id id, sinew_vec2 position);
 
 /// Velocity in m/s: the displacement over the last sub-step divided by its length (the engine
@@ -56,7 +59,8 @@ SINEW_API sinew_status sinew_particle_set_position(sinew_world *world, sinew_par
 /// Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_particle_get_velocity(const sinew_world *world, sinew_particle_id id, sinew_vec2 *out);
 
-/// Sets the velocity in m/s (moves the previous position). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
+/// Sets the velocity in m/s (moves the previous position). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE,
+/// OUT_OF_RANGE (a component beyond SINEW_MAX_SPEED).
 SINEW_API sinew_status sinew_particle_set_velocity(sinew_world *world, sinew_particle_id id, sinew_vec2 velocity);
 
 /// Weight (inverse mass, 1/kg). Errors: NULL_ARGUMENT, INVALID_ID.

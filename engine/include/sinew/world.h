@@ -11,6 +11,20 @@ extern "C" {
 /// The world: particle store, constraint graph and solver. Opaque; create with sinew_world_create.
 typedef struct sinew_world sinew_world;
 
+/// The range every accepted number is held to, so that no later step can overflow (see
+/// docs/overview.md, "Limits"). A position, pin target or collider coordinate, a length or a radius
+/// larger in magnitude than SINEW_MAX_COORDINATE metres is refused with SINEW_ERR_OUT_OF_RANGE, and
+/// so is a speed above SINEW_MAX_SPEED m/s. A particle that a step would still carry beyond
+/// SINEW_MAX_COORDINATE (a huge force, gravity or solver push) is put back where its sub-step
+/// began, at rest, and counted in sinew_step_stats.reset_particles.
+#define SINEW_MAX_COORDINATE 1e15f
+/// Largest accepted speed in m/s (particle velocities).
+#define SINEW_MAX_SPEED 1e15f
+/// sinew_world_step accepts dt in [SINEW_MIN_DT, SINEW_MAX_DT] seconds.
+#define SINEW_MIN_DT 1e-6f
+/// Largest accepted step, seconds.
+#define SINEW_MAX_DT 10.0f
+
 /// How the constraint graph is solved each iteration.
 typedef enum sinew_solver_mode {
     /// Project constraints one after another; each sees the result of the previous one.
@@ -82,7 +96,8 @@ SINEW_API void sinew_world_destroy(sinew_world *world);
 /// Advances the world by `dt` seconds in `substeps` sub-steps of dt / substeps, each running
 /// `iterations` solver iterations. Allocates nothing once capacities are reached (collision
 /// contacts may grow their arrays on the first steps). A change of dt between steps is handled
-/// by time-corrected Verlet. Errors: NULL_ARGUMENT, NOT_FINITE or OUT_OF_RANGE (dt <= 0).
+/// by time-corrected Verlet. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (dt outside
+/// [SINEW_MIN_DT, SINEW_MAX_DT]: 1 microsecond to 10 seconds).
 SINEW_API sinew_status sinew_world_step(sinew_world *world, float dt);
 
 /// Current solver settings.
@@ -117,8 +132,10 @@ typedef struct sinew_kind_stats {
 typedef struct sinew_step_stats {
     uint64_t step_count;                    ///< steps taken since creation
     int particles;                          ///< live particles
-    int reset_particles;                    ///< particle sub-steps undone because the solve made
-                                            ///< them NaN or infinite (a diverging setting); 0 normally
+    int reset_particles;                    ///< particle sub-steps undone because the prediction or the
+                                            ///< solve took the particle to NaN or beyond
+                                            ///< SINEW_MAX_COORDINATE (huge forces, a diverging
+                                            ///< setting); it stays where the sub-step began, at rest
     int dropped_contacts;                   ///< contacts not made because memory ran out; 0 normally
     int substeps, iterations;               ///< settings the last step used
     sinew_solver_mode mode;                 ///< mode the last step used
