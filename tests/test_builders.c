@@ -4,6 +4,7 @@
 // combination makes; tethers reduce stretch; the jelly block keeps its shape on a floor;
 // destroying every particle empties the world; bad defs are refused; and a build that runs out
 // of memory leaves the world exactly as it was.
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,7 +274,7 @@ static void rope_counts_match_every_option(void **state)
                     // joints, a tether from every particle to each pinned end it is not.
                     const int ends = (int)d.pin_start + (int)d.pin_end;
                     const sinew_scene_counts expect = {n + 1, n + (d.tethers ? n * ends : 0), bends[b] > 0 ? n - 1 : 0,
-                                                       0, ends};
+                                                       0, ends, SINEW_OK, ""};
                     assert_held((held){c.particles, c.distances, c.pins, c.areas, c.angles, 0}, expect, "rope counts");
                     sinew_particle_id particles[41];
                     sinew_distance_id links[40], tether_ids[80];
@@ -360,7 +361,7 @@ static void cloth_counts_match_every_option(void **state)
                 int pins = 0;
                 const int links = cloth_links_by_hand(&d, &pins);
                 const sinew_scene_counts c = sinew_cloth_counts(&d);
-                const sinew_scene_counts expect = {d.columns * d.rows, links, 0, 0, pins};
+                const sinew_scene_counts expect = {d.columns * d.rows, links, 0, 0, pins, SINEW_OK, ""};
                 assert_held((held){c.particles, c.distances, c.pins, c.areas, c.angles, 0}, expect, "cloth counts");
                 sinew_particle_id particles[64];
                 sinew_distance_id ids[512];
@@ -703,10 +704,7 @@ static sinew_scene_counts counts_of(const bad_def *b)
     case ROPE: return sinew_rope_counts(&b->rope);
     case CLOTH: return sinew_cloth_counts(&b->cloth);
     case SOFTBODY: return sinew_softbody_counts(&b->body);
-    default: {
-        sinew_scene_counts none = {0};
-        return none;
-    }
+    default: return sinew_pile_counts(&b->pile);
     }
 }
 
@@ -775,6 +773,22 @@ static bad_def *bad_defs(int *n)
     BAD(PILE, pile, sinew_pile_def, "pile container 9", SINEW_ERR_OUT_OF_RANGE, d_->container = (sinew_pile_container)9);
     BAD(PILE, pile, sinew_pile_def, "pile origin inf", SINEW_ERR_NOT_FINITE, d_->origin.x = -INFINITY);
     BAD(PILE, pile, sinew_pile_def, "pile row offset NaN", SINEW_ERR_NOT_FINITE, d_->row_offset = NAN);
+    // Issue 16: numbers that are finite but would put particles or walls beyond
+    // SINEW_MAX_COORDINATE, or whose products overflow.
+    BAD(ROPE, rope, sinew_rope_def, "rope end 3e38", SINEW_ERR_OUT_OF_RANGE, d_->end.x = 3e38f);
+    BAD(ROPE, rope, sinew_rope_def, "rope radius 3e38", SINEW_ERR_OUT_OF_RANGE, d_->radius = 3e38f);
+    BAD(CLOTH, cloth, sinew_cloth_def, "cloth spacing 1e38", SINEW_ERR_OUT_OF_RANGE, d_->spacing = 1e38f);
+    BAD(CLOTH, cloth, sinew_cloth_def, "cloth origin -3e38", SINEW_ERR_OUT_OF_RANGE, d_->origin.y = -3e38f);
+    BAD(SOFTBODY, body, sinew_softbody_def, "body radius 3e38", SINEW_ERR_OUT_OF_RANGE, d_->radius = 3e38f);
+    BAD(SOFTBODY, body, sinew_softbody_def, "body area underflows", SINEW_ERR_OUT_OF_RANGE,
+        d_->center = sinew_vec2_make(1000.0f, 1000.0f), d_->radius = 1e-30f);
+    BAD(SOFTBODY, body, sinew_softbody_def, "body area denormal", SINEW_ERR_OUT_OF_RANGE, d_->radius = 4.6e-40f);
+    BAD(PILE, pile, sinew_pile_def, "pile spacing 1e30", SINEW_ERR_OUT_OF_RANGE, d_->spacing = 1e30f);
+    BAD(PILE, pile, sinew_pile_def, "pile count 2^24 + 1", SINEW_ERR_OUT_OF_RANGE, d_->count = (1 << 24) + 1);
+    BAD(PILE, pile, sinew_pile_def, "pile count INT_MAX", SINEW_ERR_OUT_OF_RANGE, d_->count = INT_MAX);
+    BAD(PILE, pile, sinew_pile_def, "pile columns INT_MAX far away", SINEW_ERR_OUT_OF_RANGE, d_->columns = INT_MAX,
+        d_->spacing = 1e7f);
+    BAD(PILE, pile, sinew_pile_def, "pile radius 3e38", SINEW_ERR_OUT_OF_RANGE, d_->radius_max = 3e38f);
 #undef BAD
     *n = k;
     return t;
@@ -794,6 +808,7 @@ static void bad_defs_are_refused_and_create_nothing(void **state)
         sinew_collider_id floor;
         assert_int_equal(sinew_plane_collider_create(w, &cd, sinew_vec2_make(0, 1), -50.0f, &floor), SINEW_OK);
         const uint64_t h = hash_positions(w);
+        const size_t bytes = sinew_world_byte_count(w);
         static sinew_particle_id ids[512];
         static sinew_distance_id links[1024];
         for (int i = 0; i < 512; ++i) {
@@ -804,6 +819,10 @@ static void bad_defs_are_refused_and_create_nothing(void **state)
         assert_true(strlen(sinew_world_last_error(w)) > 0);
         assert_true(ids[0].index1 == 99u); // nothing written
         assert_true(hash_positions(w) == h);
+        if (sinew_world_byte_count(w) != bytes) {
+            fail_msg("%s: the refused build changed the byte count from %zu to %zu", t[k].what, bytes,
+                     sinew_world_byte_count(w));
+        }
         const held got = count_by_stepping(w);
         const held expect = {2, 1, 0, 0, 0, 1};
         assert_memory_equal(&got, &expect, sizeof got);
@@ -825,40 +844,65 @@ static void bad_defs_are_refused_and_create_nothing(void **state)
     assert_int_equal(sinew_pile_create(w, NULL, NULL), SINEW_ERR_NULL_ARGUMENT);
     const held got = count_by_stepping(w), none = {0, 0, 0, 0, 0, 0};
     assert_memory_equal(&got, &none, sizeof got);
-    // NULL defs count nothing.
-    const sinew_scene_counts zero = {0};
-    sinew_scene_counts c = sinew_rope_counts(NULL);
-    assert_memory_equal(&c, &zero, sizeof c);
-    c = sinew_cloth_counts(NULL);
-    assert_memory_equal(&c, &zero, sizeof c);
-    c = sinew_softbody_counts(NULL);
-    assert_memory_equal(&c, &zero, sizeof c);
+    // NULL defs count nothing, and say why.
+    const sinew_scene_counts null_counts[5] = {sinew_rope_counts(NULL), sinew_cloth_counts(NULL),
+                                               sinew_softbody_counts(NULL), sinew_pile_counts(NULL),
+                                               sinew_ik_arm_counts(NULL)};
+    for (int k = 0; k < 5; ++k) {
+        const sinew_scene_counts c = null_counts[k];
+        assert_true(c.particles == 0 && c.distances == 0 && c.angles == 0 && c.areas == 0 && c.pins == 0);
+        assert_int_equal(c.status, SINEW_ERR_NULL_ARGUMENT);
+        assert_true(strlen(c.reason) > 0);
+    }
     sinew_world_destroy(w);
 }
 
-static void counts_of_a_refused_def_are_zero(void **state)
+// Issue 16: a def the builder refuses counts nothing and says why, with the status the builder
+// returns, so that no program sizes its arrays from an invalid def.
+static void counts_of_a_refused_def_are_zero_with_the_reason(void **state)
 {
     (void)state;
-    // ENGINE BUG (minor, kept failing on purpose). scene.h: "What a builder makes, to size the
-    // caller's arrays (a def the builder would refuse counts 0)". The counts functions check only
-    // the shape (links, columns and rows, points, inside), not the numbers: a rope def with a NaN
-    // weight or a bend stiffness of 1.5, a cloth with tear ratio 1, a soft body with pressure 0,
-    // ... all count their particles and links although the builder refuses them.
     int n = 0;
     const bad_def *t = bad_defs(&n);
-    int wrong = 0;
     for (int k = 0; k < n; ++k) {
-        if (t[k].kind == PILE) {
-            continue; // piles have no counts function
-        }
         const sinew_scene_counts c = counts_of(&t[k]);
         if (c.particles != 0 || c.distances != 0 || c.angles != 0 || c.areas != 0 || c.pins != 0) {
-            print_message("%s: counts %d particles, %d distances although refused\n", t[k].what, c.particles,
-                          c.distances);
-            wrong += 1;
+            fail_msg("%s: counts %d particles, %d distances although refused", t[k].what, c.particles, c.distances);
         }
+        assert_status(c.status, t[k].expected, "%s: counts status", t[k].what);
+        assert_true(c.reason != NULL && strlen(c.reason) > 0);
     }
-    assert_int_equal(wrong, 0);
+    // The arm: NaN lengths, a negative radius, limits with min > max, a start pose outside them.
+    const float nan_lengths[2] = {0.5f, NAN};
+    const sinew_ik_limit crossed[2] = {{0.5f, -0.5f}, {-1.0f, 1.0f}}, narrow[2] = {{0.1f, 0.2f}, {-1.0f, 1.0f}};
+    for (int bad = 0; bad < 5; ++bad) {
+        sinew_ik_arm_def d = sinew_default_ik_arm_def();
+        d.bones = 2;
+        sinew_status expected = SINEW_ERR_OUT_OF_RANGE;
+        switch (bad) {
+        case 0: d.lengths = nan_lengths; expected = SINEW_ERR_NOT_FINITE; break;
+        case 1: d.radius = -1.0f; break;
+        case 2: d.limits = crossed; break;
+        case 3: d.limits = narrow; break; // the straight start pose (0) is outside [0.1, 0.2]
+        default: d.bone_length = 3e38f; break;
+        }
+        const sinew_scene_counts c = sinew_ik_arm_counts(&d);
+        assert_true(c.particles == 0 && c.distances == 0 && c.angles == 0 && c.pins == 0);
+        assert_int_equal(c.status, expected);
+        sinew_world *w = world_of(SINEW_SOLVER_GAUSS_SEIDEL);
+        assert_int_equal(sinew_ik_arm_create(w, &d, NULL), expected);
+        assert_string_equal(sinew_world_last_error(w), c.reason);
+        sinew_world_destroy(w);
+    }
+    // Valid defs say so.
+    const sinew_rope_def rd = sinew_default_rope_def();
+    const sinew_ik_arm_def ad = sinew_default_ik_arm_def();
+    const sinew_scene_counts good[2] = {sinew_rope_counts(&rd), sinew_ik_arm_counts(&ad)};
+    for (int k = 0; k < 2; ++k) {
+        assert_int_equal(good[k].status, SINEW_OK);
+        assert_string_equal(good[k].reason, "");
+        assert_true(good[k].particles > 0);
+    }
 }
 
 // ---- out of memory ----------------------------------------------------------------------------
@@ -1018,7 +1062,7 @@ int main(void)
         cmocka_unit_test(the_jelly_block_keeps_its_shape_on_a_floor),
         cmocka_unit_test(destroying_every_particle_empties_the_world),
         cmocka_unit_test(bad_defs_are_refused_and_create_nothing),
-        cmocka_unit_test(counts_of_a_refused_def_are_zero),
+        cmocka_unit_test(counts_of_a_refused_def_are_zero_with_the_reason),
         cmocka_unit_test(a_build_that_runs_out_of_memory_leaves_the_world_as_it_was),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

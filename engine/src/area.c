@@ -65,6 +65,17 @@ static double ring_area(const sinew_world *world, const int32_t *idx, int n)
     return 0.5 * area;
 }
 
+// Largest area kept (pressure times rest area), m^2: a square of side 2 SINEW_MAX_COORDINATE, the
+// most any ring within range can hold. Beyond it the correction would overflow.
+#define SINEW__MAX_AREA (4.0 * (double)SINEW_MAX_COORDINATE * (double)SINEW_MAX_COORDINATE)
+
+static sinew_status check_target(const sinew_world *world, float pressure, float rest)
+{
+    return (double)pressure * rest <= SINEW__MAX_AREA
+               ? SINEW_OK
+               : sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "area: pressure * rest area above 4 SINEW_MAX_COORDINATE^2");
+}
+
 static sinew_status check_scalars(const sinew_world *world, float pressure, float stiffness, float compliance)
 {
     if (!sinew__finite(pressure) || !sinew__finite(stiffness) || !sinew__finite(compliance)) {
@@ -96,24 +107,34 @@ sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, si
     if (world->max_constraints > 0 && a->count >= world->max_constraints) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_area_create: max_constraints reached");
     }
-    // Room first (in the pool's tail, unused until committed), then validate into it.
-    s = pool_reserve(world, a->idx_count + def->count);
-    if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_area_create: growing the index pool failed");
+    // Validate first, so that a refused ring changes nothing (the byte count included). A
+    // duplicate is found by marking each particle in inv_n, the Jacobi scratch that every step
+    // clears before use: O(n) for rings of any size.
+    float *mark = world->particles.inv_n;
+    bool ok = true;
+    for (int k = 0; k < def->count && ok; ++k) {
+        const int i = sinew__particle_lookup(world, def->particles[k]);
+        ok = i >= 0;
+        if (ok) {
+            mark[i] = 0.0f;
+        }
     }
-    int32_t *idx = a->idx + a->idx_count;
+    if (!ok) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "area def: a particle of the ring is not live");
+    }
+    double current = 0.0; // the ring's signed area, as ring_area computes it
     for (int k = 0; k < def->count; ++k) {
-        idx[k] = sinew__particle_lookup(world, def->particles[k]);
-        if (idx[k] < 0) {
-            return sinew__fail(world, SINEW_ERR_INVALID_ID, "area def: a particle of the ring is not live");
-        }
-        for (int m = 0; m < k; ++m) {
-            if (idx[m] == idx[k]) {
-                return sinew__fail(world, SINEW_ERR_SAME_PARTICLE, "area def: a particle appears twice in the ring");
-            }
-        }
+        const int i = sinew__particle_lookup(world, def->particles[k]);
+        const int j = sinew__particle_lookup(world, def->particles[k + 1 < def->count ? k + 1 : 0]);
+        ok = ok && mark[i] == 0.0f;
+        mark[i] = 1.0f;
+        current += (double)world->particles.x[i] * world->particles.y[j] -
+                   (double)world->particles.x[j] * world->particles.y[i];
     }
-    const double current = ring_area(world, idx, def->count);
+    current *= 0.5;
+    if (!ok) {
+        return sinew__fail(world, SINEW_ERR_SAME_PARTICLE, "area def: a particle appears twice in the ring");
+    }
     float rest = def->rest_area;
     if (rest == SINEW_REST_CURRENT) {
         rest = (float)fabs(current);
@@ -121,9 +142,21 @@ sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, si
     if (!(rest > 0.0f) || current == 0.0) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "area def: the rest area and the ring's area must not be 0");
     }
+    s = check_target(world, def->pressure, rest);
+    if (s != SINEW_OK) {
+        return s;
+    }
+    s = pool_reserve(world, a->idx_count + def->count);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_area_create: growing the index pool failed");
+    }
     s = sinew__store_reserve(world, &a->store, a, area_fields, a->count, a->count + 1);
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_area_create: growing the store failed");
+    }
+    int32_t *idx = a->idx + a->idx_count;
+    for (int k = 0; k < def->count; ++k) {
+        idx[k] = sinew__particle_lookup(world, def->particles[k]);
     }
     const int k = a->count;
     sinew__store_push(&a->store, &a->count, &out->index1, &out->generation);
@@ -193,6 +226,9 @@ sinew_status sinew_area_set_pressure(sinew_world *world, sinew_area_id id, float
     }
     sinew__area *c = &world->areas.c[k];
     sinew_status s = check_scalars(world, pressure, c->stiffness, c->compliance);
+    if (s == SINEW_OK) {
+        s = check_target(world, pressure, c->rest);
+    }
     if (s == SINEW_OK) {
         c->pressure = pressure;
     }

@@ -472,11 +472,12 @@ static sinew_status check_chain(const sinew_ik_chain *chain)
         }
     }
     for (int k = 0; k < chain->count; ++k) {
-        if (!(chain->lengths[k] > 0.0f) || (chain->weights != NULL && !(chain->weights[k] >= 0.0f && chain->weights[k] <= 1.0f))) {
+        if (!(chain->lengths[k] > 0.0f) || chain->lengths[k] > SINEW_MAX_COORDINATE ||
+            (chain->weights != NULL && !(chain->weights[k] >= 0.0f && chain->weights[k] <= 1.0f))) {
             return SINEW_ERR_OUT_OF_RANGE;
         }
     }
-    return SINEW_OK;
+    return sinew__point_ok(chain->base) ? SINEW_OK : SINEW_ERR_OUT_OF_RANGE;
 }
 
 static sinew_status check_limits(const sinew_ik_limit *limits, int count)
@@ -506,6 +507,9 @@ static sinew_status check_def(const sinew_ik_def *def, const sinew_ik_chain *cha
     }
     if (!sinew_vec2_is_finite(target) || !finite_f(def->tolerance)) {
         return SINEW_ERR_NOT_FINITE;
+    }
+    if (!sinew__point_ok(target)) {
+        return SINEW_ERR_OUT_OF_RANGE;
     }
     s = check_limits(def->limits, chain->count);
     if (s != SINEW_OK) {
@@ -795,14 +799,69 @@ sinew_ik_arm_def sinew_default_ik_arm_def(void)
     return def;
 }
 
-static bool arm_ok(const sinew_ik_arm_def *def) { return def != NULL && def->bones >= 1 && def->bones <= IK_MAX; }
+static float arm_length(const sinew_ik_arm_def *def, int k) { return def->lengths != NULL ? def->lengths[k] : def->bone_length; }
+
+// What is wrong with an arm def (not NULL), or NULL; *status gets the error.
+static const char *arm_problem(const sinew_ik_arm_def *def, sinew_status *status)
+{
+    *status = SINEW_ERR_OUT_OF_RANGE;
+    if (def->bones < 1 || def->bones > IK_MAX) {
+        return "ik arm def: bones in 1..SINEW_IK_MAX_BONES";
+    }
+    bool finite = sinew_vec2_is_finite(def->base) && finite_f(def->base_angle) && finite_f(def->limit_stiffness) &&
+                  (def->target_at_hand || sinew_vec2_is_finite(def->target));
+    for (int k = 0; k < def->bones && finite; ++k) {
+        finite = finite_f(arm_length(def, k)) && (def->angles == NULL || finite_f(def->angles[k]));
+    }
+    if (!finite) {
+        *status = SINEW_ERR_NOT_FINITE;
+        return "ik arm def: base, angles, lengths, target must be finite";
+    }
+    const char *problem =
+        sinew__material_problem(def->weight, def->radius, def->target_stiffness, def->target_compliance, status);
+    if (problem != NULL) {
+        return problem;
+    }
+    *status = SINEW_ERR_OUT_OF_RANGE;
+    if (!(def->limit_stiffness >= 0.0f && def->limit_stiffness <= 1.0f)) {
+        return "ik arm def: limit_stiffness in [0, 1]";
+    }
+    double reach = arm_length(def, 0); // the anchor lies a first bone behind the root
+    for (int k = 0; k < def->bones; ++k) {
+        if (!(arm_length(def, k) > 0.0f)) {
+            return "ik arm def: bone lengths must be > 0";
+        }
+        reach += arm_length(def, k);
+    }
+    if (!sinew__extent_ok(def->base.x - reach, def->base.y - reach, def->base.x + reach, def->base.y + reach) ||
+        (!def->target_at_hand && !sinew__point_ok(def->target))) {
+        return "ik arm def: the arm's reach and the target within SINEW_MAX_COORDINATE";
+    }
+    const sinew_status s = check_limits(def->limits, def->bones);
+    if (s != SINEW_OK) {
+        *status = s;
+        return "ik arm def: limits finite, in [-pi, pi], min <= max";
+    }
+    for (int k = 0; def->limits != NULL && k < def->bones; ++k) {
+        const float a = def->angles != NULL ? sinew_ik_wrap_angle(def->angles[k]) : 0.0f;
+        if (a < def->limits[k].min || a > def->limits[k].max) {
+            return "ik arm def: the start pose is outside the limits";
+        }
+    }
+    return NULL;
+}
 
 sinew_scene_counts sinew_ik_arm_counts(const sinew_ik_arm_def *def)
 {
-    sinew_scene_counts c = {0};
-    if (!arm_ok(def)) {
-        return c;
+    if (def == NULL) {
+        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_ik_arm_counts: def is required");
     }
+    sinew_status status;
+    const char *problem = arm_problem(def, &status);
+    if (problem != NULL) {
+        return sinew__counts_refused(status, problem);
+    }
+    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     const bool limits = def->limits != NULL;
     c.particles = def->bones + 1 + (int)limits;
     c.distances = def->bones;
@@ -811,61 +870,22 @@ sinew_scene_counts sinew_ik_arm_counts(const sinew_ik_arm_def *def)
     return c;
 }
 
-static float arm_length(const sinew_ik_arm_def *def, int k) { return def->lengths != NULL ? def->lengths[k] : def->bone_length; }
-
-static sinew_status check_arm(sinew_world *world, const sinew_ik_arm_def *def)
-{
-    if (!arm_ok(def)) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "ik arm def: bones in 1..SINEW_IK_MAX_BONES");
-    }
-    bool finite = sinew_vec2_is_finite(def->base) && finite_f(def->base_angle) && finite_f(def->limit_stiffness) &&
-                  (def->target_at_hand || sinew_vec2_is_finite(def->target));
-    for (int k = 0; k < def->bones && finite; ++k) {
-        finite = finite_f(arm_length(def, k)) && (def->angles == NULL || finite_f(def->angles[k]));
-    }
-    if (!finite) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "ik arm def: base, angles, lengths, target must be finite");
-    }
-    sinew_status s = sinew__check_material(world, def->weight, def->radius, def->target_stiffness, def->target_compliance);
-    if (s != SINEW_OK) {
-        return s;
-    }
-    if (!(def->limit_stiffness >= 0.0f && def->limit_stiffness <= 1.0f)) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "ik arm def: limit_stiffness in [0, 1]");
-    }
-    for (int k = 0; k < def->bones; ++k) {
-        if (!(arm_length(def, k) > 0.0f)) {
-            return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "ik arm def: bone lengths must be > 0");
-        }
-    }
-    s = check_limits(def->limits, def->bones);
-    if (s != SINEW_OK) {
-        return sinew__fail(world, s, "ik arm def: limits finite, in [-pi, pi], min <= max");
-    }
-    for (int k = 0; def->limits != NULL && k < def->bones; ++k) {
-        const float a = def->angles != NULL ? sinew_ik_wrap_angle(def->angles[k]) : 0.0f;
-        if (a < def->limits[k].min || a > def->limits[k].max) {
-            return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "ik arm def: the start pose is outside the limits");
-        }
-    }
-    return SINEW_OK;
-}
-
 sinew_status sinew_ik_arm_create(sinew_world *world, const sinew_ik_arm_def *def, sinew_ik_arm *out)
 {
     if (world == NULL || def == NULL) {
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_ik_arm_create: world and def are required");
     }
-    sinew_status s = check_arm(world, def);
-    if (s != SINEW_OK) {
-        return s;
+    sinew_status s;
+    const char *problem = arm_problem(def, &s);
+    if (problem != NULL) {
+        return sinew__fail(world, s, problem);
     }
     const sinew_scene_counts counts = sinew_ik_arm_counts(def);
     const int n = def->bones;
     const bool limits = def->limits != NULL;
     // The build's own id array (the anchor is one more than the caller's array holds).
     sinew__build b;
-    if (!sinew__build_begin(&b, world, counts.particles, counts.distances, NULL)) {
+    if (!sinew__build_begin(&b, world, &counts, NULL)) {
         return b.status;
     }
     sinew_pin_id root_pin = SINEW_NULL_ID, anchor_pin = SINEW_NULL_ID, target_pin = SINEW_NULL_ID;

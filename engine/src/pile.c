@@ -20,22 +20,53 @@ sinew_pile_def sinew_default_pile_def(void)
     return def;
 }
 
-static sinew_status check_pile(sinew_world *world, const sinew_pile_def *def)
+// The grid of a pile: columns and rows (64-bit, so that no size overflows).
+static void pile_grid(const sinew_pile_def *def, int64_t *cols, int64_t *rows)
+{
+    *cols = def->columns > 0 ? def->columns : (int64_t)ceil(sqrt((double)def->count));
+    *rows = ((int64_t)def->count + *cols - 1) / *cols;
+}
+
+// What is wrong with a pile def, or NULL; *status gets the error.
+static const char *pile_problem(const sinew_pile_def *def, sinew_status *status)
 {
     if (!sinew__finite2(def->origin) || !sinew__finite(def->spacing) || !sinew__finite(def->row_offset) ||
         !sinew__finite(def->radius_min) || !sinew__finite(def->radius_max) || !sinew__finite(def->weight) ||
         !sinew__finite(def->friction) || !sinew__finite(def->kinetic_friction)) {
-        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "pile def: every number must be finite");
+        *status = SINEW_ERR_NOT_FINITE;
+        return "pile def: every number must be finite";
     }
+    *status = SINEW_ERR_OUT_OF_RANGE;
     if (def->count < 1 || def->count > (1 << 24) || def->columns < 0 || !(def->spacing > 0.0f) ||
-        !(def->radius_min > 0.0f) || def->radius_max < def->radius_min || !(def->weight > 0.0f) ||
-        def->friction < 0.0f || def->kinetic_friction < 0.0f ||
+        !(def->radius_min > 0.0f) || def->radius_max < def->radius_min || def->radius_max > SINEW_MAX_COORDINATE ||
+        !(def->weight > 0.0f) || def->friction < 0.0f || def->kinetic_friction < 0.0f ||
         (def->container != SINEW_PILE_NONE && def->container != SINEW_PILE_BOX && def->container != SINEW_PILE_SLOPES)) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE,
-                           "pile def: count in 1..2^24, columns >= 0, spacing > 0, 0 < radius_min <= radius_max, "
-                           "weight > 0, friction >= 0, known container");
+        return "pile def: count in 1..2^24, columns >= 0, spacing > 0, 0 < radius_min <= radius_max <= "
+               "SINEW_MAX_COORDINATE, weight > 0, friction >= 0, known container";
     }
-    return SINEW_OK;
+    int64_t cols, rows;
+    pile_grid(def, &cols, &rows);
+    const double s = def->spacing, o = fabs((double)def->row_offset);
+    if (!sinew__extent_ok(def->origin.x - 1.0 - o, def->origin.y - 1.0, def->origin.x + s * (double)cols + o,
+                          def->origin.y + s * (double)(rows - 1) + 5.0)) {
+        return "pile def: the box (every ball and wall) within SINEW_MAX_COORDINATE";
+    }
+    return NULL;
+}
+
+sinew_scene_counts sinew_pile_counts(const sinew_pile_def *def)
+{
+    if (def == NULL) {
+        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_pile_counts: def is required");
+    }
+    sinew_status status;
+    const char *problem = pile_problem(def, &status);
+    if (problem != NULL) {
+        return sinew__counts_refused(status, problem);
+    }
+    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
+    c.particles = def->count;
+    return c;
 }
 
 // The container's colliders; returns how many were made (all, or none on failure).
@@ -82,19 +113,25 @@ sinew_status sinew_pile_create(sinew_world *world, const sinew_pile_def *def, si
     if (world == NULL || def == NULL) {
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pile_create: world and def are required");
     }
-    sinew_status s = check_pile(world, def);
-    if (s != SINEW_OK) {
-        return s;
+    sinew_status s;
+    const char *problem = pile_problem(def, &s);
+    if (problem != NULL) {
+        return sinew__fail(world, s, problem);
     }
     const int n = def->count;
-    const int cols = def->columns > 0 ? def->columns : (int)ceil(sqrt((double)n));
-    const int rows = (n + cols - 1) / cols;
+    int64_t cols, rows;
+    pile_grid(def, &cols, &rows);
     const float left = def->origin.x - 1.0f, floor_y = def->origin.y - 1.0f;
     const float right = def->origin.x + def->spacing * (float)cols;
     const float top = def->origin.y + def->spacing * (float)(rows - 1) + 5.0f;
+    const int colliders_needed = def->container == SINEW_PILE_NONE ? 0 : (def->container == SINEW_PILE_BOX ? 3 : 5);
+    if (world->max_constraints > 0 && world->colliders.count + colliders_needed > world->max_constraints) {
+        return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_pile_create: the container would pass max_constraints");
+    }
 
+    const sinew_scene_counts counts = sinew_pile_counts(def);
     sinew__build b;
-    if (!sinew__build_begin(&b, world, n, 0, out != NULL ? out->particles : NULL)) {
+    if (!sinew__build_begin(&b, world, &counts, out != NULL ? out->particles : NULL)) {
         return b.status;
     }
     sinew_collider_id colliders[SINEW_PILE_MAX_COLLIDERS];
@@ -105,7 +142,7 @@ sinew_status sinew_pile_create(sinew_world *world, const sinew_pile_def *def, si
     p.friction = def->friction;
     p.kinetic_friction = def->kinetic_friction;
     for (int i = 0; i < n && b.status == SINEW_OK; ++i) {
-        const int c = i % cols, r = i / cols;
+        const int c = (int)(i % cols), r = (int)(i / cols);
         p.position = sinew_vec2_make(def->origin.x + def->spacing * (float)c + ((r & 1) != 0 ? def->row_offset : 0.0f),
                                      def->origin.y + def->spacing * (float)r);
         const float u = (float)(sinew__random_next(&rng) >> 40) * (1.0f / 16777216.0f);

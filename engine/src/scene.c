@@ -10,9 +10,22 @@
 
 // ---- build machinery --------------------------------------------------------------------------
 
-bool sinew__build_begin(sinew__build *b, sinew_world *world, int particles, int distances, sinew_particle_id *ids)
+// Whether `more` of a kind fit under a limit (0 = none), computed without overflow.
+static bool within_limit(int limit, int count, int more) { return limit <= 0 || (int64_t)count + more <= limit; }
+
+bool sinew__build_begin(sinew__build *b, sinew_world *world, const sinew_scene_counts *counts, sinew_particle_id *ids)
 {
+    const int particles = counts->particles, distances = counts->distances;
     *b = (sinew__build){world, ids, NULL, particles, 0, SINEW_OK};
+    const int limit = world->max_constraints;
+    if (!within_limit(world->max_particles, world->particles.count, particles) ||
+        !within_limit(limit, world->distances.l.count, distances) ||
+        !within_limit(limit, world->angles.count, counts->angles) ||
+        !within_limit(limit, world->areas.count, counts->areas) || !within_limit(limit, world->pins.count, counts->pins)) {
+        b->status = sinew__fail(world, SINEW_ERR_CAPACITY, "scene builder: the world's max_particles or max_constraints "
+                                                           "would be passed");
+        return false;
+    }
     b->status = sinew__particles_reserve(world, world->particles.count + particles);
     if (b->status == SINEW_OK) {
         b->status = sinew__distances_reserve(world, world->distances.l.count + distances);
@@ -84,11 +97,27 @@ const char *sinew__material_problem(float weight, float radius, float stiffness,
         *status = SINEW_ERR_NOT_FINITE;
         return "builder def: weight, radius, stiffness, compliance must be finite";
     }
-    if (!(weight > 0.0f) || radius < 0.0f || stiffness < 0.0f || stiffness > 1.0f || compliance < 0.0f) {
+    if (!(weight > 0.0f) || radius < 0.0f || radius > SINEW_MAX_COORDINATE || stiffness < 0.0f || stiffness > 1.0f ||
+        compliance < 0.0f) {
         *status = SINEW_ERR_OUT_OF_RANGE;
-        return "builder def: weight > 0, radius >= 0, stiffness in [0, 1], compliance >= 0 required";
+        return "builder def: weight > 0, radius in [0, SINEW_MAX_COORDINATE], stiffness in [0, 1], compliance >= 0 "
+               "required";
     }
     return NULL;
+}
+
+sinew_scene_counts sinew__counts_refused(sinew_status status, const char *reason)
+{
+    sinew_scene_counts c = {0};
+    c.status = status;
+    c.reason = reason;
+    return c;
+}
+
+bool sinew__extent_ok(double x0, double y0, double x1, double y1)
+{
+    const double m = SINEW_MAX_COORDINATE;
+    return fabs(x0) <= m && fabs(y0) <= m && fabs(x1) <= m && fabs(y1) <= m;
 }
 
 sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance)
@@ -133,6 +162,9 @@ static const char *rope_problem(const sinew_rope_def *def, sinew_status *status)
     if (def->links < 1 || def->links > SINEW__MAX_ROPE_LINKS || !unit_interval(def->bend_stiffness)) {
         return "rope def: links in 1..2^24, bend_stiffness in [0, 1]";
     }
+    if (!sinew__extent_ok(def->start.x, def->start.y, def->end.x, def->end.y)) {
+        return "rope def: start and end within SINEW_MAX_COORDINATE";
+    }
     return NULL;
 }
 
@@ -147,11 +179,15 @@ static int rope_tethers_of(const sinew_rope_def *def, int k)
 
 sinew_scene_counts sinew_rope_counts(const sinew_rope_def *def)
 {
-    sinew_scene_counts c = {0};
-    sinew_status status;
-    if (def == NULL || rope_problem(def, &status) != NULL) {
-        return c;
+    if (def == NULL) {
+        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_rope_counts: def is required");
     }
+    sinew_status status;
+    const char *problem = rope_problem(def, &status);
+    if (problem != NULL) {
+        return sinew__counts_refused(status, problem);
+    }
+    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     const int n = def->links;
     c.particles = n + 1;
     c.distances = n;
@@ -176,7 +212,7 @@ sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, si
     const sinew_scene_counts counts = sinew_rope_counts(def);
     const int n = def->links;
     sinew__build b;
-    if (!sinew__build_begin(&b, world, n + 1, counts.distances, out != NULL ? out->particles : NULL)) {
+    if (!sinew__build_begin(&b, world, &counts, out != NULL ? out->particles : NULL)) {
         return b.status;
     }
     sinew_pin_id pins[2] = {SINEW_NULL_ID, SINEW_NULL_ID};
@@ -289,6 +325,10 @@ static const char *cloth_problem(const sinew_cloth_def *def, sinew_status *statu
         return "cloth def: columns and rows in 1..4096 (2 particles at least), spacing > 0, bend_stiffness in [0, 1], "
                "tear_ratio 0 or > 1, known pin";
     }
+    if (!sinew__extent_ok(def->origin.x, def->origin.y, def->origin.x + (double)def->spacing * (def->columns - 1),
+                          def->origin.y - (double)def->spacing * (def->rows - 1))) {
+        return "cloth def: every particle within SINEW_MAX_COORDINATE";
+    }
     return NULL;
 }
 
@@ -395,11 +435,15 @@ static int cloth_anchor(const sinew_cloth_def *def, int r, int c)
 
 sinew_scene_counts sinew_cloth_counts(const sinew_cloth_def *def)
 {
-    sinew_scene_counts c = {0};
-    sinew_status status;
-    if (def == NULL || cloth_problem(def, &status) != NULL) {
-        return c;
+    if (def == NULL) {
+        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_cloth_counts: def is required");
     }
+    sinew_status status;
+    const char *problem = cloth_problem(def, &status);
+    if (problem != NULL) {
+        return sinew__counts_refused(status, problem);
+    }
+    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     c.particles = def->columns * def->rows;
     c.distances = cloth_links(def, NULL, NULL);
     for (int k = 0; k < def->columns; ++k) {
@@ -448,7 +492,7 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
     }
     const sinew_scene_counts counts = sinew_cloth_counts(def);
     sinew__build b;
-    if (!sinew__build_begin(&b, world, counts.particles, counts.distances, out != NULL ? out->particles : NULL)) {
+    if (!sinew__build_begin(&b, world, &counts, out != NULL ? out->particles : NULL)) {
         return b.status;
     }
     sinew_particle_def p = sinew_default_particle_def();

@@ -13,9 +13,10 @@ typedef struct sinew__build {
     sinew_status status;
 } sinew__build;
 
-// Reserves room for `particles` more particles and `distances` more distance constraints and
-// sets up the id array (the caller's when not NULL). False (with b->status) on failure.
-bool sinew__build_begin(sinew__build *b, sinew_world *world, int particles, int distances, sinew_particle_id *ids);
+// Checks what the build makes against the world's max_particles and max_constraints, reserves
+// room for its particles and distance constraints and sets up the id array (the caller's when not
+// NULL). False (with b->status) on failure; a refusal for the limits changes nothing.
+bool sinew__build_begin(sinew__build *b, sinew_world *world, const sinew_scene_counts *counts, sinew_particle_id *ids);
 
 // Makes the next particle; pinned ones get weight 0 and a kinematic pin (written to *pin when
 // not NULL). Returns its index in the build, or -1 once the build has failed.
@@ -29,5 +30,10 @@ sinew_status sinew__build_end(sinew__build *b);
 
 // What is wrong with the numbers every builder shares, or NULL; *status gets the error.
 const char *sinew__material_problem(float weight, float radius, float stiffness, float compliance, sinew_status *status);
+// The counts of a def a builder refuses: all zero, with the status and the reason.
+sinew_scene_counts sinew__counts_refused(sinew_status status, const char *reason);
+// True when the box (x0, y0)-(x1, y1), in double so that nothing overflows, lies within
+// SINEW_MAX_COORDINATE: where a builder would put particles or colliders.
+bool sinew__extent_ok(double x0, double y0, double x1, double y1);
 // The same, recorded as the world's last error; SINEW_OK when nothing is wrong.
 sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance);

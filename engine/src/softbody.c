@@ -20,6 +20,27 @@ sinew_softbody_def sinew_default_softbody_def(void)
     return def;
 }
 
+// Ring particle k of n, counter-clockwise from +x.
+static sinew_vec2 ring_point(const sinew_softbody_def *def, int k)
+{
+    const double t = 2.0 * SINEW__PI * k / def->points;
+    return sinew_vec2_make(def->center.x + def->radius * (float)cos(t), def->center.y + def->radius * (float)sin(t));
+}
+
+// The area the area constraint will measure at creation, computed as it does (area.c): in double
+// over the float positions. A ring whose area rounds to 0 in float is refused there.
+static double ring_area(const sinew_softbody_def *def)
+{
+    double area = 0.0;
+    sinew_vec2 a = ring_point(def, 0);
+    for (int k = 0; k < def->points; ++k) {
+        const sinew_vec2 b = ring_point(def, k + 1 < def->points ? k + 1 : 0);
+        area += (double)a.x * b.y - (double)b.x * a.y;
+        a = b;
+    }
+    return 0.5 * area;
+}
+
 // What is wrong with a soft body def, or NULL; *status gets the error.
 static const char *softbody_problem(const sinew_softbody_def *def, sinew_status *status)
 {
@@ -42,6 +63,14 @@ static const char *softbody_problem(const sinew_softbody_def *def, sinew_status 
         return "soft body def: points >= 3, radius > 0, pressure > 0, stiffnesses in [0, 1], compliances >= 0, "
                "known inside";
     }
+    const double r = def->radius;
+    if (!sinew__extent_ok(def->center.x - r, def->center.y - r, def->center.x + r, def->center.y + r)) {
+        return "soft body def: the circle within SINEW_MAX_COORDINATE";
+    }
+    const double area = ring_area(def);
+    if (area == 0.0 || !((float)fabs(area) > 0.0f)) {
+        return "soft body def: the ring's area rounds to 0 (radius too small for its centre)";
+    }
     return NULL;
 }
 
@@ -54,11 +83,15 @@ static int spring_count(int n) { return quarter_springs(n) + across_springs(n); 
 
 sinew_scene_counts sinew_softbody_counts(const sinew_softbody_def *def)
 {
-    sinew_scene_counts c = {0};
-    sinew_status status;
-    if (def == NULL || softbody_problem(def, &status) != NULL) {
-        return c;
+    if (def == NULL) {
+        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_softbody_counts: def is required");
     }
+    sinew_status status;
+    const char *problem = softbody_problem(def, &status);
+    if (problem != NULL) {
+        return sinew__counts_refused(status, problem);
+    }
+    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     const int n = def->points;
     c.particles = n + (def->inside == SINEW_SOFTBODY_CENTER);
     c.distances = n + (def->inside == SINEW_SOFTBODY_SPRINGS ? spring_count(n) : 0) +
@@ -80,7 +113,7 @@ sinew_status sinew_softbody_create(sinew_world *world, const sinew_softbody_def 
     const sinew_scene_counts counts = sinew_softbody_counts(def);
     const int n = def->points;
     sinew__build b;
-    if (!sinew__build_begin(&b, world, counts.particles, counts.distances, out != NULL ? out->particles : NULL)) {
+    if (!sinew__build_begin(&b, world, &counts, out != NULL ? out->particles : NULL)) {
         return b.status;
     }
     sinew_particle_def p = sinew_default_particle_def();
@@ -88,8 +121,7 @@ sinew_status sinew_softbody_create(sinew_world *world, const sinew_softbody_def 
     p.radius = def->particle_radius;
     p.flags = def->particle_flags;
     for (int k = 0; k < n; ++k) { // counter-clockwise
-        const double t = 2.0 * SINEW__PI * k / n;
-        p.position = sinew_vec2_make(def->center.x + def->radius * (float)cos(t), def->center.y + def->radius * (float)sin(t));
+        p.position = ring_point(def, k);
         sinew__build_particle(&b, &p, false, NULL);
     }
     if (def->inside == SINEW_SOFTBODY_CENTER) {

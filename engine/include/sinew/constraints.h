@@ -127,7 +127,8 @@ SINEW_API sinew_area_def sinew_default_area_def(void);
 
 /// Creates an area constraint. Errors: NULL_ARGUMENT, INVALID_ID, SAME_PARTICLE (a repeated
 /// particle), NOT_FINITE, OUT_OF_RANGE (count < 3, rest area not > 0, a current area of 0 with
-/// SINEW_REST_CURRENT, pressure <= 0, stiffness, compliance), CAPACITY, OUT_OF_MEMORY.
+/// SINEW_REST_CURRENT, pressure <= 0, pressure * rest area above 4 SINEW_MAX_COORDINATE^2, stiffness,
+/// compliance), CAPACITY, OUT_OF_MEMORY. A refused call changes nothing. O(count).
 SINEW_API sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, sinew_area_id *out);
 
 /// Destroys an area constraint. Errors: NULL_ARGUMENT, INVALID_ID.
@@ -140,7 +141,8 @@ SINEW_API bool sinew_area_is_valid(const sinew_world *world, sinew_area_id id);
 /// Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_area_get_area(const sinew_world *world, sinew_area_id id, float *out);
 
-/// Changes the pressure (> 0): inflate or deflate. Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE.
+/// Changes the pressure (> 0): inflate or deflate. Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE,
+/// OUT_OF_RANGE (not > 0, or pressure * rest area above 4 SINEW_MAX_COORDINATE^2).
 SINEW_API sinew_status sinew_area_set_pressure(sinew_world *world, sinew_area_id id, float pressure);
 
 /// Everything needed to create an angle constraint. Get one from sinew_default_angle_def().

@@ -14,23 +14,27 @@
 extern "C" {
 #endif
 
-/// What a builder makes, to size the caller's arrays (a def the builder would refuse counts 0).
+/// What a builder makes, to size the caller's arrays. A def the builder would refuse counts 0
+/// everywhere and says why in `status` and `reason`, so that no array is sized from a bad def.
+/// (The counts cannot know the world: its max_particles / max_constraints may still refuse.)
 typedef struct sinew_scene_counts {
     int particles;
     int distances; ///< every distance constraint (links, shear, bend links, tethers, inner springs)
     int angles;
     int areas;
     int pins;
+    sinew_status status; ///< SINEW_OK, or the error the builder would return for this def
+    const char *reason;  ///< "" when the def is valid, else which rule it breaks (static text)
 } sinew_scene_counts;
 
 /// A rope: `links` distance constraints joining links + 1 particles on the segment start..end.
 /// Links are created in two passes (even links, then odd links): consecutive constraints share no
 /// particle, which lets Gauss-Seidel overlap their arithmetic; see docs/solver.md.
 typedef struct sinew_rope_def {
-    sinew_vec2 start, end;     ///< metres; default (0, 0) and (10, 0)
+    sinew_vec2 start, end;     ///< metres, within +-SINEW_MAX_COORDINATE; default (0, 0) and (10, 0)
     int links;                 ///< >= 1; default 40
     float weight;              ///< inverse mass of each free particle, 1/kg, > 0; default 1
-    float radius;              ///< particle radius in metres; default 0.05
+    float radius;              ///< particle radius in metres, 0..SINEW_MAX_COORDINATE; default 0.05
     uint32_t particle_flags;   ///< default 0 (ropes do not collide unless asked)
     bool pin_start, pin_end;   ///< pinned ends get weight 0 and a kinematic pin; default true, false
     sinew_distance_mode mode;  ///< SINEW_DISTANCE_MAX_ONLY makes a slack rope; default EQUAL
@@ -72,7 +76,8 @@ typedef enum sinew_cloth_pin {
 /// A cloth: a grid of columns x rows particles, row r at y = origin.y - spacing r, column c at
 /// x = origin.x + spacing c. Structural links join grid neighbours, shear links the diagonals,
 /// bend links particles two apart in a row or column; each family can be switched off. Links
-/// whose two ends are both pinned are left out (they could never act). For 100 x 100 with the top
+/// whose two ends are both pinned are left out (they could never act). Every particle must lie
+/// within +-SINEW_MAX_COORDINATE. For 100 x 100 with the top
 /// row pinned and the defaults this is the `cloth` benchmark scene (19,701 links).
 typedef struct sinew_cloth_def {
     sinew_vec2 origin;       ///< position of row 0, column 0, metres; default (0, 0)
@@ -123,7 +128,8 @@ typedef enum sinew_softbody_inside {
 } sinew_softbody_inside;
 
 /// A soft body: a ring of `points` particles on a circle, joined by edge links, keeping its area
-/// (times `pressure`) with an area constraint, optionally filled with springs or a centre.
+/// (times `pressure`) with an area constraint, optionally filled with springs or a centre. The
+/// circle must lie within +-SINEW_MAX_COORDINATE and its area must not round to 0 in float.
 typedef struct sinew_softbody_def {
     sinew_vec2 center;         ///< metres; default (0, 0)
     float radius;              ///< ring radius in metres, > 0; default 1
@@ -168,7 +174,7 @@ typedef enum sinew_pile_container {
 /// row r = i / columns) starts at rest at origin + (spacing c + row_offset if r is odd, spacing r).
 /// The box's floor is at origin.y - 1, its walls at origin.x - 1 and origin.x + columns spacing.
 /// With the defaults and N balls this is the `pile` benchmark scene (radius 0.5, 1.2 apart, floor
-/// y = 0, walls x = 0 and x = 1.2 columns + 1).
+/// y = 0, walls x = 0 and x = 1.2 columns + 1). The box must lie within +-SINEW_MAX_COORDINATE.
 typedef struct sinew_pile_def {
     int count;                    ///< balls, >= 1; default 100
     int columns;                  ///< balls per row, 0 = ceil(sqrt(count)); default 0
@@ -197,9 +203,12 @@ typedef struct sinew_pile {
     sinew_vec2 box_min, box_max; ///< the container's inside: floor and walls; top = top row + 5
 } sinew_pile;
 
-/// Builds a pile. `out` may be NULL. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (count < 1,
-/// columns < 0, spacing <= 0, radii, weight <= 0, negative friction, unknown container),
-/// CAPACITY, OUT_OF_MEMORY.
+/// What a pile def makes: `count` particles (its colliders are not counted).
+SINEW_API sinew_scene_counts sinew_pile_counts(const sinew_pile_def *def);
+
+/// Builds a pile. `out` may be NULL. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (count not in
+/// 1..2^24, columns < 0, spacing <= 0, radii, weight <= 0, negative friction, unknown container, a
+/// box beyond SINEW_MAX_COORDINATE), CAPACITY, OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_pile_create(sinew_world *world, const sinew_pile_def *def, sinew_pile *out);
 
 #ifdef __cplusplus
