@@ -92,7 +92,7 @@ static const float sane_floats[16] = {
 
 static const float extreme_floats[16] = {
     3e38f, -3e38f, FLT_MAX, -FLT_MAX, 1e30f, 1e-45f, 4.6e-40f, FLT_MIN,
-    -0.0f, 1e-30f, 1e15f, -1e15f, 1e20f, -1e20f, 1e-20f, 3.4e38f,
+    -0.0f, 1e-30f, 1e15f, -1e15f, 1e20f, -1e20f, 1.0000001e15f, 3.4e38f,
 };
 
 // A float: mostly sane, sometimes extreme or not finite, sometimes four raw bytes.
@@ -310,15 +310,16 @@ static void check_particles(const state *s, const char *after)
     (void)sink;
 }
 
-// SINEW_FUZZ_STRICT_BYTES=1 in the environment: no failed call may change the byte count.
-static bool strict_bytes(void)
+// SINEW_FUZZ_LAX_BYTES=1 in the environment: a call that fails with OUT_OF_MEMORY or CAPACITY
+// may keep capacity it grew (by default no failed call may change the byte count).
+static bool lax_bytes(void)
 {
-    static int strict = -1;
-    if (strict < 0) {
-        const char *e = getenv("SINEW_FUZZ_STRICT_BYTES");
-        strict = e != NULL && e[0] == '1';
+    static int lax = -1;
+    if (lax < 0) {
+        const char *e = getenv("SINEW_FUZZ_LAX_BYTES");
+        lax = e != NULL && e[0] == '1';
     }
-    return strict != 0;
+    return lax != 0;
 }
 
 static sinew_status verify(state *s, sinew_status status, snapshot before, const char *what)
@@ -338,10 +339,10 @@ static sinew_status verify(state *s, sinew_status status, snapshot before, const
                   after.bytes, s->alloc.live);
     }
     if (status != SINEW_OK) {
-        // Capacity a call grew before it ran out of memory or hit a max_* limit may be kept
-        // (the engine's own tests allow it); SINEW_FUZZ_STRICT_BYTES=1 forbids that too.
+        // SINEW_FUZZ_LAX_BYTES=1: capacity a call grew before it ran out of memory or hit a
+        // max_* limit may be kept (to fuzz past that finding).
         const bool may_keep_capacity = (status == SINEW_ERR_OUT_OF_MEMORY || status == SINEW_ERR_CAPACITY) &&
-                                       !strict_bytes() && after.bytes >= before.bytes;
+                                       lax_bytes() && after.bytes >= before.bytes;
         if ((after.bytes != before.bytes && !may_keep_capacity) || after.particles != before.particles) {
             fuzz_fail("%s returned %s but changed the world: bytes %zu -> %zu, particles %d -> %d", what,
                       sinew_status_string(status), before.bytes, after.bytes, before.particles,
@@ -558,12 +559,13 @@ static void op_pin(state *s, reader *r, int which)
     }
 }
 
-// A count for an array the caller passes, and an array of exactly that many elements (a few
-// elements when the count is out of any sane range: the engine must refuse it without reading).
-static int array_count(reader *r, int *allocated)
+// A count for an array the caller passes, and how many elements to allocate for it: exactly the
+// count when it is in 1..limit, else 3 (then the count is out of the documented range and the
+// engine must refuse it without reading the array, or the caller skips the call).
+static int array_count(reader *r, int *allocated, int limit)
 {
     const int n = in(r);
-    *allocated = (n > 0 && n <= 40) ? n : 3;
+    *allocated = (n > 0 && n <= limit) ? n : 3;
     return n;
 }
 
@@ -574,7 +576,10 @@ static void op_area(state *s, reader *r, int which)
     case 0: {
         sinew_area_def d = sinew_default_area_def();
         int allocated;
-        d.count = array_count(r, &allocated);
+        d.count = array_count(r, &allocated, 4096);
+        if (d.count > 4096) { // no documented maximum: the engine would read that many ids
+            return;
+        }
         sinew_particle_id *ring = calloc((size_t)allocated, sizeof *ring);
         const bool fresh = bit(r); // a ring of new particles on a circle, else picked ids
         for (int k = 0; k < allocated; ++k) {
@@ -688,7 +693,7 @@ static void op_collider(state *s, reader *r, int which)
     }
     case 4: {
         int allocated;
-        const int count = array_count(r, &allocated);
+        const int count = array_count(r, &allocated, 64); // at most 16 are accepted
         sinew_vec2 *v = calloc((size_t)allocated, sizeof *v);
         if (bit(r)) { // a regular polygon around a centre: convex unless the numbers break it
             const sinew_vec2 c = v2(r);
@@ -753,6 +758,29 @@ static void op_collider(state *s, reader *r, int which)
 }
 
 // Checks that a successful builder made what its counts said, and remembers a few of its ids.
+// On a world with the C library's allocator (no cap on what it holds), a build this big is
+// skipped: it could take gigabytes and minutes.
+static bool too_big(const state *s, sinew_scene_counts c)
+{
+    return !s->counted && ((double)c.particles + c.distances + c.angles + c.pins > 400000.0);
+}
+
+// A def its *_counts refused must be refused by the builder with the same status.
+static void refused_as_counted(const char *what, sinew_scene_counts c, sinew_status got)
+{
+    if (c.reason == NULL) {
+        fuzz_fail("%s: counts with a NULL reason", what);
+    }
+    if (c.status != SINEW_OK && got != c.status) {
+        fuzz_fail("%s returned %s, its counts said %s (%s)", what, sinew_status_string(got),
+                  sinew_status_string(c.status), c.reason);
+    }
+    if (c.status != SINEW_OK && (c.particles != 0 || c.distances != 0 || c.angles != 0 || c.areas != 0 ||
+                                 c.pins != 0)) {
+        fuzz_fail("%s: counts refused the def (%s) but are not all 0", what, c.reason);
+    }
+}
+
 static void built(state *s, const char *what, snapshot before, sinew_scene_counts c,
                   const sinew_particle_id *particles, int n)
 {
@@ -796,6 +824,9 @@ static void op_rope(state *s, reader *r)
         }
     }
     const sinew_scene_counts c = sinew_rope_counts(&d);
+    if (too_big(s, c)) {
+        return;
+    }
     const uint8_t nulls = u8(r);
     const int links = c.particles > 0 ? c.particles - 1 : 0;
     sinew_rope out;
@@ -805,8 +836,10 @@ static void op_rope(state *s, reader *r)
     out.bends = exact_array(c.angles, sizeof *out.bends, nulls & 4u);
     out.tethers = exact_array(c.distances - links, sizeof *out.tethers, nulls & 8u);
     const snapshot before = snap(s);
-    if (verify(s, sinew_rope_create(s->world, &d, (nulls & 16u) ? NULL : &out), before, "sinew_rope_create") ==
-        SINEW_OK) {
+    const sinew_status st = verify(s, sinew_rope_create(s->world, &d, (nulls & 16u) ? NULL : &out), before,
+                                   "sinew_rope_create");
+    refused_as_counted("sinew_rope_create", c, st);
+    if (st == SINEW_OK) {
         built(s, "sinew_rope_create", before, c, (nulls & 16u) ? NULL : out.particles, c.particles);
         if (!(nulls & 16u)) {
             REMEMBER(s, pins, out.start_pin);
@@ -851,6 +884,9 @@ static void op_cloth(state *s, reader *r, bool jelly)
         }
     }
     const sinew_scene_counts c = sinew_cloth_counts(&d);
+    if (too_big(s, c)) {
+        return;
+    }
     const uint8_t nulls = u8(r);
     sinew_cloth out;
     out.particles = exact_array(c.particles, sizeof *out.particles, nulls & 1u);
@@ -858,7 +894,9 @@ static void op_cloth(state *s, reader *r, bool jelly)
     out.pins = exact_array(c.pins, sizeof *out.pins, nulls & 4u);
     const char *what = jelly ? "sinew_cloth_create (jelly)" : "sinew_cloth_create";
     const snapshot before = snap(s);
-    if (verify(s, sinew_cloth_create(s->world, &d, (nulls & 16u) ? NULL : &out), before, what) == SINEW_OK) {
+    const sinew_status st = verify(s, sinew_cloth_create(s->world, &d, (nulls & 16u) ? NULL : &out), before, what);
+    refused_as_counted(what, c, st);
+    if (st == SINEW_OK) {
         built(s, what, before, c, (nulls & 16u) ? NULL : out.particles, c.particles);
         if (!(nulls & 16u)) {
             if (out.links != NULL && c.distances > 0) {
@@ -897,14 +935,19 @@ static void op_softbody(state *s, reader *r)
         }
     }
     const sinew_scene_counts c = sinew_softbody_counts(&d);
+    if (too_big(s, c)) {
+        return;
+    }
     const uint8_t nulls = u8(r);
     sinew_softbody out;
     memset(&out, 0, sizeof out);
     out.particles = exact_array(c.particles, sizeof *out.particles, nulls & 1u);
     out.links = exact_array(c.distances, sizeof *out.links, nulls & 2u);
     const snapshot before = snap(s);
-    if (verify(s, sinew_softbody_create(s->world, &d, (nulls & 16u) ? NULL : &out), before,
-               "sinew_softbody_create") == SINEW_OK) {
+    const sinew_status st = verify(s, sinew_softbody_create(s->world, &d, (nulls & 16u) ? NULL : &out), before,
+                                   "sinew_softbody_create");
+    refused_as_counted("sinew_softbody_create", c, st);
+    if (st == SINEW_OK) {
         built(s, "sinew_softbody_create", before, c, (nulls & 16u) ? NULL : out.particles, c.particles);
         if (!(nulls & 16u)) {
             REMEMBER(s, areas, out.area);
@@ -942,15 +985,18 @@ static void op_pile(state *s, reader *r)
     const uint8_t nulls = u8(r);
     sinew_pile out;
     memset(&out, 0, sizeof out);
-    // No pile_counts: a pile makes `count` balls, so that is the array's size.
-    out.particles = exact_array(d.count, sizeof *out.particles, nulls & 1u);
+    const sinew_scene_counts c = sinew_pile_counts(&d);
+    if (too_big(s, c)) {
+        return;
+    }
+    out.particles = exact_array(c.particles, sizeof *out.particles, nulls & 1u);
     const bool null_out = (nulls & 16u) != 0;
     const snapshot before = snap(s);
-    if (verify(s, sinew_pile_create(s->world, &d, null_out ? NULL : &out), before, "sinew_pile_create") ==
-        SINEW_OK) {
-        sinew_scene_counts c = {0};
-        c.particles = d.count;
-        built(s, "sinew_pile_create", before, c, null_out ? NULL : out.particles, d.count);
+    const sinew_status st =
+        verify(s, sinew_pile_create(s->world, &d, null_out ? NULL : &out), before, "sinew_pile_create");
+    refused_as_counted("sinew_pile_create", c, st);
+    if (st == SINEW_OK) {
+        built(s, "sinew_pile_create", before, c, null_out ? NULL : out.particles, c.particles);
         if (!null_out) {
             if (out.collider_count < 0 || out.collider_count > SINEW_PILE_MAX_COLLIDERS) {
                 fuzz_fail("sinew_pile_create: collider_count %d", out.collider_count);
@@ -1037,7 +1083,7 @@ static void op_ik_solve(reader *r)
 {
     int allocated;
     sinew_ik_chain chain;
-    chain.count = array_count(r, &allocated);
+    chain.count = array_count(r, &allocated, 300); // at most SINEW_IK_MAX_BONES are accepted
     if (u8(r) >= 192) { // chains longer than array_count gives: up to SINEW_IK_MAX_BONES + 1
         chain.count = 1 + (int)u8(r);
         chain.count += (int)(u8(r) & 1u);
@@ -1052,7 +1098,7 @@ static void op_ik_solve(reader *r)
     chain.weights = weights;
     chain.base = v2(r);
     chain.base_angle = fl(r);
-    int callback_points = chain.count + 1;
+    int callback_points = chain.count < INT_MAX ? chain.count + 1 : INT_MAX;
     sinew_ik_def d = ik_def(r, chain.count, &callback_points);
     d.limits = limits;
     const sinew_vec2 target = v2(r);
@@ -1147,8 +1193,10 @@ static void op_ik_arm_create(state *s, reader *r)
     s->arm_buffers[slot][3] = a->arm.limit_values;
     const bool null_out = (nulls & 16u) != 0;
     const snapshot before = snap(s);
-    if (verify(s, sinew_ik_arm_create(s->world, &d, null_out ? NULL : &a->arm), before, "sinew_ik_arm_create") ==
-        SINEW_OK) {
+    const sinew_status st =
+        verify(s, sinew_ik_arm_create(s->world, &d, null_out ? NULL : &a->arm), before, "sinew_ik_arm_create");
+    refused_as_counted("sinew_ik_arm_create", c, st);
+    if (st == SINEW_OK) {
         built(s, "sinew_ik_arm_create", before, c, null_out ? NULL : a->arm.particles, chain_particles);
         if (!null_out) {
             a->used = true;
@@ -1375,7 +1423,7 @@ static bool make_world(state *s, reader *r)
     // Allocator: 0-3 counting with a failure mode, 4 the C library's (fields NULL), 5 half set.
     const uint8_t which = (flags >> 1) & 7u;
     memset(&s->alloc, 0, sizeof s->alloc);
-    s->counted = which != 4 && which != 5;
+    s->counted = !(flags & 1u) && which != 4 && which != 5; // a NULL def uses malloc
     if (s->counted) {
         d.allocator.alloc = fuzz_alloc_fn;
         d.allocator.free = fuzz_free_fn;
