@@ -1,0 +1,335 @@
+// Issue 16: no crash, no NaN and no undefined behaviour from any input the API accepts. Each
+// class of input that used to reach an overflow is either refused at the call (with its status,
+// changing nothing) or stepped without a sanitizer report; coincident particles separate.
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "support.h"
+#include "world_internal.h"
+
+static const float dt = 1.0f / 60.0f;
+
+// Every particle of the world is finite and within SINEW_MAX_COORDINATE.
+static void assert_all_in_range(const sinew_world *w, const char *what)
+{
+    const sinew_particle_view v = sinew_world_particles(w);
+    for (int i = 0; i < v.count; ++i) {
+        if (!(fabsf(v.x[i]) <= SINEW_MAX_COORDINATE && fabsf(v.y[i]) <= SINEW_MAX_COORDINATE)) {
+            fail_msg("%s: particle %d at (%g, %g)", what, i, (double)v.x[i], (double)v.y[i]);
+        }
+    }
+}
+
+static sinew_world *cloth_world(sinew_solver_mode mode)
+{
+    sinew_world *w = make_world(mode);
+    sinew_cloth_def c = sinew_default_cloth_def();
+    c.columns = c.rows = 8;
+    assert_int_equal(sinew_cloth_create(w, &c, NULL), SINEW_OK);
+    sinew_softbody_def b = sinew_default_softbody_def();
+    b.center = sinew_vec2_make(5.0f, -5.0f);
+    assert_int_equal(sinew_softbody_create(w, &b, NULL), SINEW_OK);
+    make_particle(w, -3.0f, 2.0f, 1.0f);
+    return w;
+}
+
+static void coordinates_near_flt_max_are_refused(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    sinew_particle_id a = make_particle(w, 0.0f, 0.0f, 1.0f);
+    const uint64_t h = hash_positions(w);
+    const size_t bytes = sinew_world_byte_count(w);
+    const float far[] = {3e38f, -3e38f, FLT_MAX, 1e16f, -2e15f};
+    for (size_t k = 0; k < sizeof far / sizeof far[0]; ++k) {
+        sinew_particle_def d = sinew_default_particle_def();
+        d.position = sinew_vec2_make(far[k], 0.0f);
+        sinew_particle_id id;
+        assert_status(sinew_particle_create(w, &d, &id), SINEW_ERR_OUT_OF_RANGE, "create at x = %g", (double)far[k]);
+        assert_status(sinew_particle_set_position(w, a, sinew_vec2_make(0.0f, far[k])), SINEW_ERR_OUT_OF_RANGE,
+                      "move to y = %g", (double)far[k]);
+        assert_status(sinew_particle_set_velocity(w, a, sinew_vec2_make(far[k], 0.0f)), SINEW_ERR_OUT_OF_RANGE,
+                      "velocity %g", (double)far[k]);
+        d.position = sinew_vec2_make(0.0f, 0.0f);
+        d.radius = fabsf(far[k]);
+        assert_status(sinew_particle_create(w, &d, &id), SINEW_ERR_OUT_OF_RANGE, "radius %g", (double)far[k]);
+        sinew_pin_def pd = sinew_default_pin_def();
+        pd.particle = a;
+        pd.target = sinew_vec2_make(far[k], 1.0f);
+        sinew_pin_id pin;
+        assert_status(sinew_pin_create(w, &pd, &pin), SINEW_ERR_OUT_OF_RANGE, "pin target %g", (double)far[k]);
+    }
+    assert_true(hash_positions(w) == h);
+    assert_true(sinew_world_byte_count(w) == bytes);
+    assert_int_equal(sinew_world_particles(w).count, 1);
+    // At the limit itself: accepted, and it steps.
+    assert_int_equal(sinew_particle_set_position(w, a, sinew_vec2_make(SINEW_MAX_COORDINATE, -SINEW_MAX_COORDINATE)),
+                     SINEW_OK);
+    make_particle(w, -SINEW_MAX_COORDINATE, SINEW_MAX_COORDINATE, 1.0f);
+    for (int k = 0; k < 10; ++k) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    }
+    assert_all_in_range(w, "at the limit");
+    sinew_world_destroy(w);
+}
+
+static void colliders_near_flt_max_are_refused(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    const sinew_collider_def cd = sinew_default_collider_def();
+    sinew_collider_id id;
+    const sinew_vec2 big = sinew_vec2_make(3e38f, 3e38f), small = sinew_vec2_make(-3e38f, -3e38f);
+    assert_int_equal(sinew_box_collider_create(w, &cd, small, big, &id), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_segment_collider_create(w, &cd, small, big, 0.0f, &id), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_circle_collider_create(w, &cd, sinew_vec2_make(0, 0), 3e38f, &id), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_plane_collider_create(w, &cd, sinew_vec2_make(0, 1), -3e38f, &id), SINEW_ERR_OUT_OF_RANGE);
+    // A tiny normal makes a huge normalised offset.
+    assert_int_equal(sinew_plane_collider_create(w, &cd, sinew_vec2_make(0, 1e-20f), -1e3f, &id),
+                     SINEW_ERR_OUT_OF_RANGE);
+    const sinew_vec2 tri[3] = {{-3e38f, -3e38f}, {3e38f, -3e38f}, {0.0f, 3e38f}};
+    assert_int_equal(sinew_polygon_collider_create(w, &cd, tri, 3, 0.0f, &id), SINEW_ERR_OUT_OF_RANGE);
+    sinew_collider_id four[4];
+    assert_int_equal(sinew_world_bounds_create(w, &cd, small, big, four), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_world_collider_count(w), 0);
+    // Within range, however large: particles on and in them step without NaN.
+    const float m = SINEW_MAX_COORDINATE;
+    assert_int_equal(sinew_box_collider_create(w, &cd, sinew_vec2_make(-m, -m), sinew_vec2_make(m, -1.0f), &id), SINEW_OK);
+    const sinew_vec2 wide[3] = {{-m, 10.0f}, {m, 10.0f}, {0.0f, m}};
+    assert_int_equal(sinew_polygon_collider_create(w, &cd, wide, 3, 0.5f, &id), SINEW_OK);
+    make_particle(w, 0.0f, -0.5f, 1.0f);
+    make_particle(w, 3.0f, 20.0f, 1.0f); // inside the triangle
+    make_particle(w, 1e14f, -1e14f, 1.0f); // deep inside the box
+    for (int k = 0; k < 20; ++k) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        assert_all_in_range(w, "huge colliders");
+    }
+    sinew_world_destroy(w);
+}
+
+static void tiny_and_denormal_radii_step(void **state)
+{
+    (void)state;
+    const float radii[] = {1.4e-45f, 4.6e-40f, FLT_MIN, 1e-30f};
+    for (int mode = 0; mode < 2; ++mode) {
+        for (size_t k = 0; k < sizeof radii / sizeof radii[0]; ++k) {
+            sinew_world *w = make_world((sinew_solver_mode)mode);
+            sinew_particle_def d = sinew_default_particle_def();
+            d.radius = radii[k];
+            sinew_particle_id id;
+            for (int i = 0; i < 5; ++i) {
+                d.position = sinew_vec2_make((float)i, 0.5f * (float)i);
+                assert_int_equal(sinew_particle_create(w, &d, &id), SINEW_OK);
+            }
+            d.position = sinew_vec2_make(2.0f, 1.0f); // on top of particle 2
+            assert_int_equal(sinew_particle_create(w, &d, &id), SINEW_OK);
+            for (int s = 0; s < 10; ++s) {
+                assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+            }
+            assert_all_in_range(w, "tiny radii");
+            assert_int_equal(sinew_world_stats(w).reset_particles, 0);
+            sinew_world_destroy(w);
+        }
+    }
+}
+
+static void dt_outside_its_range_is_refused_and_the_world_steps_on(void **state)
+{
+    (void)state;
+    const float bad[] = {1e30f, 3e38f, FLT_MAX, 1e-45f, 1e-7f, 10.5f, 0.0f, -0.0f, -1.0f};
+    for (int mode = 0; mode < 2; ++mode) {
+        sinew_world *w = cloth_world((sinew_solver_mode)mode);
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        const uint64_t h = hash_positions(w);
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+            assert_status(sinew_world_step(w, bad[k]), SINEW_ERR_OUT_OF_RANGE, "dt = %g", (double)bad[k]);
+            assert_true(strlen(sinew_world_last_error(w)) > 0);
+        }
+        assert_true(hash_positions(w) == h);
+        // The ends of the range are accepted.
+        assert_int_equal(sinew_world_step(w, SINEW_MIN_DT), SINEW_OK);
+        assert_int_equal(sinew_world_step(w, SINEW_MAX_DT), SINEW_OK);
+        for (int s = 0; s < 30; ++s) {
+            assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        }
+        assert_all_in_range(w, "after the range's ends");
+        sinew_world_destroy(w);
+    }
+}
+
+// Forces, gravity and speeds that would carry a particle beyond SINEW_MAX_COORDINATE: the particle
+// stays where its sub-step began and is counted; what it is linked to never sees it.
+static void overflowing_motion_is_reset_and_counted(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        sinew_world *w = make_world((sinew_solver_mode)mode);
+        sinew_particle_id a = make_particle(w, 0.0f, 0.0f, 1.0f), b = make_particle(w, 1.0f, 0.0f, 1.0f);
+        make_link(w, a, b);
+        make_particle(w, 1.05f, 0.1f, 1.0f); // touches b
+        assert_int_equal(sinew_particle_apply_force(w, a, sinew_vec2_make(3e38f, 0.0f)), SINEW_OK);
+        assert_int_equal(sinew_particle_apply_force(w, a, sinew_vec2_make(3e38f, 0.0f)), SINEW_OK); // inf
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        assert_all_in_range(w, "huge force");
+        const sinew_step_stats st = sinew_world_stats(w);
+        assert_true(st.reset_particles >= 1);
+        assert_true(isfinite(st.max_error) && isfinite(st.rms_error));
+        // Gravity near FLT_MAX: every movable particle is held at every sub-step, and counted.
+        assert_int_equal(sinew_world_set_gravity(w, sinew_vec2_make(0.0f, -3e38f)), SINEW_OK);
+        assert_int_equal(sinew_world_step(w, SINEW_MAX_DT), SINEW_OK);
+        assert_int_equal(sinew_world_stats(w).reset_particles, 3 * sinew_world_get_solver(w).substeps);
+        assert_all_in_range(w, "huge gravity");
+        // A speed at the limit with the longest step: out of range, held.
+        assert_int_equal(sinew_world_set_gravity(w, sinew_vec2_make(0.0f, -10.0f)), SINEW_OK);
+        assert_int_equal(sinew_particle_set_velocity(w, b, sinew_vec2_make(SINEW_MAX_SPEED, 0.0f)), SINEW_OK);
+        assert_int_equal(sinew_world_step(w, SINEW_MAX_DT), SINEW_OK);
+        assert_all_in_range(w, "huge speed");
+        for (int s = 0; s < 60; ++s) {
+            assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        }
+        assert_all_in_range(w, "afterwards");
+        sinew_world_destroy(w);
+    }
+}
+
+static void builder_sizes_whose_products_overflow(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    // columns = INT_MAX: one row of 20 balls in a box 2.6e9 m wide, handled in 64-bit.
+    sinew_pile_def p = sinew_default_pile_def();
+    p.count = 20;
+    p.columns = INT_MAX;
+    assert_int_equal(sinew_pile_counts(&p).particles, 20);
+    sinew_pile out = {0};
+    assert_int_equal(sinew_pile_create(w, &p, &out), SINEW_OK);
+    assert_true(out.box_max.x > 1e9f);
+    for (int s = 0; s < 10; ++s) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    }
+    assert_all_in_range(w, "pile with INT_MAX columns");
+    // Counts far beyond what the builders hold are refused, whatever their product.
+    p.count = INT_MAX;
+    p.columns = 0;
+    assert_int_equal(sinew_pile_create(w, &p, NULL), SINEW_ERR_OUT_OF_RANGE);
+    sinew_cloth_def c = sinew_default_cloth_def();
+    c.columns = c.rows = INT_MAX;
+    assert_int_equal(sinew_cloth_counts(&c).status, SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_cloth_create(w, &c, NULL), SINEW_ERR_OUT_OF_RANGE);
+    sinew_rope_def r = sinew_default_rope_def();
+    r.links = INT_MAX;
+    assert_int_equal(sinew_rope_create(w, &r, NULL), SINEW_ERR_OUT_OF_RANGE);
+    sinew_softbody_def b = sinew_default_softbody_def();
+    b.points = INT_MAX;
+    assert_int_equal(sinew_softbody_create(w, &b, NULL), SINEW_ERR_OUT_OF_RANGE);
+    sinew_world_destroy(w);
+}
+
+static void ik_lengths_near_flt_max_are_refused(void **state)
+{
+    (void)state;
+    float angles[3] = {0.1f, 0.2f, 0.3f}, lengths[3] = {3e38f, 3e38f, 1.0f};
+    sinew_ik_chain chain = {0};
+    chain.count = 3;
+    chain.angles = angles;
+    chain.lengths = lengths;
+    const sinew_ik_def def = sinew_default_ik_def();
+    sinew_ik_result r;
+    assert_int_equal(sinew_ik_solve(&def, &chain, sinew_vec2_make(1.0f, 1.0f), &r), SINEW_ERR_OUT_OF_RANGE);
+    assert_true(angles[0] == 0.1f);
+    // The largest accepted lengths solve to a finite distance, with every method.
+    lengths[0] = lengths[1] = SINEW_MAX_COORDINATE;
+    for (int method = 0; method < 3; ++method) {
+        sinew_ik_def d = def;
+        d.method = (sinew_ik_method)method;
+        assert_int_equal(sinew_ik_solve(&d, &chain, sinew_vec2_make(1e14f, -1e14f), &r), SINEW_OK);
+        assert_true(isfinite(r.distance));
+    }
+    assert_int_equal(sinew_ik_solve(&def, &chain, sinew_vec2_make(3e38f, 0.0f), &r), SINEW_ERR_OUT_OF_RANGE);
+}
+
+// Issue 16 §3: two colliding particles made at one point separate within a few steps, in both
+// modes, the same way every time (along +y: the second above the first), on both kernel paths.
+static void coincident_particles_separate(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        uint64_t hashes[2];
+        for (int avx2 = 0; avx2 < 2; ++avx2) {
+            sinew_world_def wd = sinew_default_world_def();
+            wd.gravity = sinew_vec2_make(0.0f, 0.0f);
+            wd.solver.mode = (sinew_solver_mode)mode;
+            sinew_world *w = NULL;
+            assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+            w->avx2 = w->avx2 && avx2 == 1;
+            sinew_particle_def d = sinew_default_particle_def();
+            d.radius = 0.5f;
+            d.position = sinew_vec2_make(3.0f, 4.0f);
+            sinew_particle_id a, b;
+            assert_int_equal(sinew_particle_create(w, &d, &a), SINEW_OK);
+            assert_int_equal(sinew_particle_create(w, &d, &b), SINEW_OK);
+            // Eight more pairs, so that the contacts fill a block of the vector kernels.
+            for (int k = 0; k < 8; ++k) {
+                d.position = sinew_vec2_make(10.0f + 3.0f * (float)k, 4.0f);
+                sinew_particle_id id;
+                assert_int_equal(sinew_particle_create(w, &d, &id), SINEW_OK);
+                assert_int_equal(sinew_particle_create(w, &d, &id), SINEW_OK);
+            }
+            for (int s = 0; s < 5; ++s) {
+                assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+            }
+            const sinew_vec2 pa = position_of(w, a), pb = position_of(w, b);
+            assert_true(pa.x == 3.0f && pb.x == 3.0f);
+            assert_true(pb.y > pa.y);
+            if (!(pb.y - pa.y >= 0.99f)) {
+                fail_msg("mode %d: coincident pair only %g apart after 5 steps", mode, (double)(pb.y - pa.y));
+            }
+            assert_true(sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].max_error < 0.01f);
+            hashes[avx2] = hash_positions(w);
+            sinew_world_destroy(w);
+        }
+        assert_true(hashes[0] == hashes[1]);
+    }
+}
+
+// A particle exactly at a circle collider's centre is pushed out (up) within a few steps.
+static void particle_at_a_circle_centre_leaves_it(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        sinew_world_def wd = sinew_default_world_def();
+        wd.gravity = sinew_vec2_make(0.0f, 0.0f);
+        wd.solver.mode = (sinew_solver_mode)mode;
+        sinew_world *w = NULL;
+        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+        const sinew_collider_def cd = sinew_default_collider_def();
+        sinew_collider_id c;
+        assert_int_equal(sinew_circle_collider_create(w, &cd, sinew_vec2_make(1.0f, 2.0f), 1.0f, &c), SINEW_OK);
+        sinew_particle_id p = make_particle(w, 1.0f, 2.0f, 1.0f);
+        for (int s = 0; s < 5; ++s) {
+            assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        }
+        const sinew_vec2 at = position_of(w, p);
+        assert_true(at.x == 1.0f);
+        assert_true(at.y - 2.0f >= 1.0f + 0.1f - 1e-3f); // outside: circle radius plus its own
+        sinew_world_destroy(w);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(coordinates_near_flt_max_are_refused),
+        cmocka_unit_test(colliders_near_flt_max_are_refused),
+        cmocka_unit_test(tiny_and_denormal_radii_step),
+        cmocka_unit_test(dt_outside_its_range_is_refused_and_the_world_steps_on),
+        cmocka_unit_test(overflowing_motion_is_reset_and_counted),
+        cmocka_unit_test(builder_sizes_whose_products_overflow),
+        cmocka_unit_test(ik_lengths_near_flt_max_are_refused),
+        cmocka_unit_test(coincident_particles_separate),
+        cmocka_unit_test(particle_at_a_circle_centre_leaves_it),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
