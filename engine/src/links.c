@@ -81,6 +81,10 @@ SINEW_FORCE_INLINE float correction_scale(float lo, float hi, float stiffness, f
     return s;
 }
 
+// The element k of a link kind's softness or multiplier array, for the soft kernels; NULL for the
+// rigid ones, which never read them (contacts have no such arrays: no offset is applied to NULL).
+#define SOFT_AT(array, k) (soft ? &(array)[k] : NULL)
+
 // Rigid kernels (soft = false) never touch the softness array or lambda.
 SINEW_FORCE_INLINE float scale_of(const sinew__distance *restrict c, const sinew__softness *restrict f,
                                   float *restrict lambda, float dx, float dy, float wi, float wj, float inv_h2, bool soft)
@@ -129,7 +133,7 @@ SINEW_FORCE_INLINE void block_solve(block *restrict b, const sinew__distance *re
         b->wj[l] = w[j];
     }
     for (int l = 0; l < SINEW__LANES; ++l) {
-        b->s[l] = scale_of(&c[l], &f[l], &lambda[l], b->dx[l], b->dy[l], b->wi[l], b->wj[l], inv_h2, soft);
+        b->s[l] = scale_of(&c[l], SOFT_AT(f, l), SOFT_AT(lambda, l), b->dx[l], b->dy[l], b->wi[l], b->wj[l], inv_h2, soft);
     }
 }
 
@@ -218,30 +222,30 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
         const uint32_t *restrict perm = d->perm;
         for (int k = 0; k < n; ++k) {
             uint32_t m = perm[backward ? n - 1 - k : k];
-            project_one(&c[m], &f[m], &lambda[m], x, y, w, inv_h2, soft);
+            project_one(&c[m], SOFT_AT(f, m), SOFT_AT(lambda, m), x, y, w, inv_h2, soft);
         }
     } else if (backward) {
         for (int b = blocks - 1; b >= 0; --b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_free_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft, avx2);
+                project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2);
                 continue;
             }
             const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
             for (int k = last; k >= first; --k) {
-                project_one(&c[k], &f[k], &lambda[k], x, y, w, inv_h2, soft);
+                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft);
             }
         }
     } else {
         for (int b = 0; b < blocks; ++b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_free_block(&c[first], &f[first], &lambda[first], x, y, w, inv_h2, soft, avx2);
+                project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2);
                 continue;
             }
             const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
             for (int k = first; k < end; ++k) {
-                project_one(&c[k], &f[k], &lambda[k], x, y, w, inv_h2, soft);
+                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft);
             }
         }
     }
@@ -293,7 +297,7 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
         for (int l = 0; l < SINEW__LANES && soft; ++l) {
             lam[l] = lambda[first + l];
         }
-        block_solve(&b, &c[first], &f[first], lam, x, y, w, inv_h2, soft);
+        block_solve(&b, &c[first], SOFT_AT(f, first), lam, x, y, w, inv_h2, soft);
         for (int l = 0; l < SINEW__LANES; ++l) {
             accumulate_one(acc, inv_n, b.i[l], b.j[l], b.wi[l], b.wj[l], b.s[l], b.dx[l], b.dy[l], omega);
             if (soft) { // lambda takes the part of its step that is applied
@@ -307,7 +311,7 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
         sinew__apart(&dx, &dy);
         float wi = w[i], wj = w[j];
         float lam = soft ? lambda[k] : 0.0f;
-        float s = scale_of(&c[k], &f[k], &lam, dx, dy, wi, wj, inv_h2, soft);
+        float s = scale_of(&c[k], SOFT_AT(f, k), &lam, dx, dy, wi, wj, inv_h2, soft);
         accumulate_one(acc, inv_n, i, j, wi, wj, s, dx, dy, omega);
         if (soft) {
             lambda[k] += jacobi_factor(inv_n, i, j, omega) * (lam - lambda[k]);
