@@ -24,7 +24,9 @@ extern "C" {
 #endif
 
 /// Every reason a sinew call can fail, as one X-macro list: X(name, message).
-/// A call that returns anything but SINEW_OK has changed nothing.
+/// A call that returns anything but SINEW_OK has changed nothing (one exception: a scene builder
+/// that returns SINEW_ERR_OUT_OF_MEMORY part way may keep the capacity it had reserved, which
+/// sinew_world_byte_count shows; every particle and constraint it made is gone).
 #define SINEW_STATUS_LIST(X)                                                                   \
     X(SINEW_OK, "ok")                                                                          \
     X(SINEW_ERR_NULL_ARGUMENT, "a required pointer argument is NULL")                          \
