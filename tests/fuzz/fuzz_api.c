@@ -239,6 +239,7 @@ typedef struct state {
     fuzz_alloc alloc;
     bool counted;            // the world uses `alloc`
     double constraints;      // constraints made so far (an upper bound on those alive)
+    double contacts;         // contacts of the last step
     sinew_particle_id particles[SLOTS];
     sinew_distance_id distances[SLOTS];
     sinew_pin_id pins[SLOTS];
@@ -322,6 +323,17 @@ static bool lax_bytes(void)
     return lax != 0;
 }
 
+// SINEW_FUZZ_TRACE=1 in the environment: every checked call and its status on stderr.
+static bool trace(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("SINEW_FUZZ_TRACE");
+        on = e != NULL && e[0] == '1';
+    }
+    return on != 0;
+}
+
 static sinew_status verify(state *s, sinew_status status, snapshot before, const char *what)
 {
     if (sinew_status_string(status) == NULL) {
@@ -334,6 +346,10 @@ static sinew_status verify(state *s, sinew_status status, snapshot before, const
         fuzz_fail("%s: sinew_world_last_error is NULL", what);
     }
     const snapshot after = snap(s);
+    if (trace()) {
+        fprintf(stderr, "sinew-fuzz: %s -> %s; %d particles, %zu bytes\n", what, sinew_status_string(status),
+                after.particles, after.bytes);
+    }
     if (s->counted && after.bytes != s->alloc.live) {
         fuzz_fail("%s: sinew_world_byte_count %zu, but the allocator holds %zu bytes for the world", what,
                   after.bytes, s->alloc.live);
@@ -344,9 +360,9 @@ static sinew_status verify(state *s, sinew_status status, snapshot before, const
         const bool may_keep_capacity = (status == SINEW_ERR_OUT_OF_MEMORY || status == SINEW_ERR_CAPACITY) &&
                                        lax_bytes() && after.bytes >= before.bytes;
         if ((after.bytes != before.bytes && !may_keep_capacity) || after.particles != before.particles) {
-            fuzz_fail("%s returned %s but changed the world: bytes %zu -> %zu, particles %d -> %d", what,
-                      sinew_status_string(status), before.bytes, after.bytes, before.particles,
-                      after.particles);
+            fuzz_fail("%s returned %s (%s) but changed the world: bytes %zu -> %zu, particles %d -> %d", what,
+                      sinew_status_string(status), sinew_world_last_error(s->world), before.bytes, after.bytes,
+                      before.particles, after.particles);
         }
     } else {
         check_particles(s, what);
@@ -1241,6 +1257,31 @@ static void op_ik_arm_drive(state *s, reader *r, bool release)
     free(limits);
 }
 
+// Contacts the next step will make, estimated from up to 64 sampled colliding particles and how
+// many particles overlap each (a heap of coincident balls makes n^2 / 2 of them).
+static double estimate_contacts(const state *s)
+{
+    const sinew_particle_view v = sinew_world_particles(s->world);
+    if (v.count < 2) {
+        return 0.0;
+    }
+    const int samples = v.count < 64 ? v.count : 64;
+    double overlaps = 0.0;
+    for (int k = 0; k < samples; ++k) {
+        const int i = (int)((long long)k * v.count / samples);
+        if (!(v.flags[i] & SINEW_PARTICLE_COLLIDES)) {
+            continue;
+        }
+        for (int j = 0; j < v.count; ++j) {
+            const float dx = v.x[j] - v.x[i], dy = v.y[j] - v.y[i], reach = v.radius[i] + v.radius[j];
+            if (j != i && (v.flags[j] & SINEW_PARTICLE_COLLIDES) && dx * dx + dy * dy <= reach * reach) {
+                overlaps += 1.0;
+            }
+        }
+    }
+    return overlaps * v.count / samples / 2.0;
+}
+
 static void op_step(state *s, reader *r)
 {
     const int steps = 1 + (u8(r) & 3u);
@@ -1248,11 +1289,20 @@ static void op_step(state *s, reader *r)
         const float dt = fl(r);
         const sinew_solver_def solver = sinew_world_get_solver(s->world);
         const int particles = sinew_world_particles(s->world).count;
-        const double work = (double)solver.substeps * solver.iterations * (particles + s->constraints + 1.0);
-        if (particles > STEP_PARTICLES_MAX || work > STEP_WORK_MAX) {
+        if (particles > STEP_PARTICLES_MAX) {
             return;
         }
-        CALL(s, sinew_world_step(s->world, dt));
+        const double estimate = estimate_contacts(s);
+        const double contacts = estimate > s->contacts ? estimate : s->contacts;
+        const double work = (double)solver.substeps * solver.iterations * (particles + s->constraints + contacts + 1.0);
+        if (work > STEP_WORK_MAX) {
+            return;
+        }
+        if (CALL(s, sinew_world_step(s->world, dt)) == SINEW_OK) {
+            // Contacts are only known after a step: a heap of coincident balls has n^2 of them.
+            const sinew_step_stats st = sinew_world_stats(s->world);
+            s->contacts = (double)st.kinds[SINEW_KIND_CONTACT].count + st.kinds[SINEW_KIND_COLLIDER].count;
+        }
     }
 }
 
