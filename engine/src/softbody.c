@@ -71,6 +71,11 @@ static const char *softbody_problem(const sinew_softbody_def *def, sinew_status 
     if (area == 0.0 || !((float)fabs(area) > 0.0f)) {
         return "soft body def: the ring's area rounds to 0 (radius too small for its centre)";
     }
+    // The area constraint's own bound (area.c): pressure times the area kept, at most a square of
+    // side 2 SINEW_MAX_COORDINATE.
+    if ((double)def->pressure * (float)fabs(area) > 4.0 * (double)SINEW_MAX_COORDINATE * (double)SINEW_MAX_COORDINATE) {
+        return "soft body def: pressure * area above 4 SINEW_MAX_COORDINATE^2";
+    }
     return NULL;
 }
 

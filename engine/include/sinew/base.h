@@ -24,8 +24,8 @@ extern "C" {
 #endif
 
 /// Every reason a sinew call can fail, as one X-macro list: X(name, message).
-/// A call that returns anything but SINEW_OK has changed nothing (one exception: a scene builder
-/// that returns SINEW_ERR_OUT_OF_MEMORY part way may keep the capacity it had reserved, which
+/// A call that returns anything but SINEW_OK has changed nothing (one exception: a call that
+/// returns SINEW_ERR_OUT_OF_MEMORY may keep capacity it had already grown, which
 /// sinew_world_byte_count shows; every particle and constraint it made is gone).
 #define SINEW_STATUS_LIST(X)                                                                   \
     X(SINEW_OK, "ok")                                                                          \
