@@ -853,15 +853,12 @@ static const char *arm_problem(const sinew_ik_arm_def *def, sinew_status *status
 
 sinew_scene_counts sinew_ik_arm_counts(const sinew_ik_arm_def *def)
 {
-    if (def == NULL) {
-        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_ik_arm_counts: def is required");
+    sinew_status status = SINEW_OK;
+    const char *problem = def != NULL ? arm_problem(def, &status) : "sinew_ik_arm_counts: def is required";
+    sinew_scene_counts c;
+    if (!sinew__counts_start(&c, def != NULL, problem, status)) {
+        return c;
     }
-    sinew_status status;
-    const char *problem = arm_problem(def, &status);
-    if (problem != NULL) {
-        return sinew__counts_refused(status, problem);
-    }
-    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     const bool limits = def->limits != NULL;
     c.particles = def->bones + 1 + (int)limits;
     c.distances = def->bones;

@@ -56,15 +56,12 @@ static const char *pile_problem(const sinew_pile_def *def, sinew_status *status)
 
 sinew_scene_counts sinew_pile_counts(const sinew_pile_def *def)
 {
-    if (def == NULL) {
-        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_pile_counts: def is required");
+    sinew_status status = SINEW_OK;
+    const char *problem = def != NULL ? pile_problem(def, &status) : "sinew_pile_counts: def is required";
+    sinew_scene_counts c;
+    if (!sinew__counts_start(&c, def != NULL, problem, status)) {
+        return c;
     }
-    sinew_status status;
-    const char *problem = pile_problem(def, &status);
-    if (problem != NULL) {
-        return sinew__counts_refused(status, problem);
-    }
-    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     c.particles = def->count;
     return c;
 }

@@ -106,12 +106,12 @@ const char *sinew__material_problem(float weight, float radius, float stiffness,
     return NULL;
 }
 
-sinew_scene_counts sinew__counts_refused(sinew_status status, const char *reason)
+bool sinew__counts_start(sinew_scene_counts *c, bool have_def, const char *problem, sinew_status status)
 {
-    sinew_scene_counts c = {0};
-    c.status = status;
-    c.reason = reason;
-    return c;
+    *c = (sinew_scene_counts){0};
+    c->status = !have_def ? SINEW_ERR_NULL_ARGUMENT : (problem != NULL ? status : SINEW_OK);
+    c->reason = problem != NULL ? problem : "";
+    return c->status == SINEW_OK;
 }
 
 bool sinew__extent_ok(double x0, double y0, double x1, double y1)
@@ -179,15 +179,12 @@ static int rope_tethers_of(const sinew_rope_def *def, int k)
 
 sinew_scene_counts sinew_rope_counts(const sinew_rope_def *def)
 {
-    if (def == NULL) {
-        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_rope_counts: def is required");
+    sinew_status status = SINEW_OK;
+    const char *problem = def != NULL ? rope_problem(def, &status) : "sinew_rope_counts: def is required";
+    sinew_scene_counts c;
+    if (!sinew__counts_start(&c, def != NULL, problem, status)) {
+        return c;
     }
-    sinew_status status;
-    const char *problem = rope_problem(def, &status);
-    if (problem != NULL) {
-        return sinew__counts_refused(status, problem);
-    }
-    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     const int n = def->links;
     c.particles = n + 1;
     c.distances = n;
@@ -435,15 +432,12 @@ static int cloth_anchor(const sinew_cloth_def *def, int r, int c)
 
 sinew_scene_counts sinew_cloth_counts(const sinew_cloth_def *def)
 {
-    if (def == NULL) {
-        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_cloth_counts: def is required");
+    sinew_status status = SINEW_OK;
+    const char *problem = def != NULL ? cloth_problem(def, &status) : "sinew_cloth_counts: def is required";
+    sinew_scene_counts c;
+    if (!sinew__counts_start(&c, def != NULL, problem, status)) {
+        return c;
     }
-    sinew_status status;
-    const char *problem = cloth_problem(def, &status);
-    if (problem != NULL) {
-        return sinew__counts_refused(status, problem);
-    }
-    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     c.particles = def->columns * def->rows;
     c.distances = cloth_links(def, NULL, NULL);
     for (int k = 0; k < def->columns; ++k) {

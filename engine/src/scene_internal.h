@@ -30,8 +30,10 @@ sinew_status sinew__build_end(sinew__build *b);
 
 // What is wrong with the numbers every builder shares, or NULL; *status gets the error.
 const char *sinew__material_problem(float weight, float radius, float stiffness, float compliance, sinew_status *status);
-// The counts of a def a builder refuses: all zero, with the status and the reason.
-sinew_scene_counts sinew__counts_refused(sinew_status status, const char *reason);
+// Starts a builder's counts at zero: SINEW_OK and "" for a valid def; for a missing one
+// (have_def false) NULL_ARGUMENT, else the builder's `problem` and `status`, as its create would
+// refuse it. Returns true when the def is valid (the caller then fills the counts in).
+bool sinew__counts_start(sinew_scene_counts *c, bool have_def, const char *problem, sinew_status status);
 // True when the box (x0, y0)-(x1, y1), in double so that nothing overflows, lies within
 // SINEW_MAX_COORDINATE: where a builder would put particles or colliders.
 bool sinew__extent_ok(double x0, double y0, double x1, double y1);

@@ -88,15 +88,12 @@ static int spring_count(int n) { return quarter_springs(n) + across_springs(n); 
 
 sinew_scene_counts sinew_softbody_counts(const sinew_softbody_def *def)
 {
-    if (def == NULL) {
-        return sinew__counts_refused(SINEW_ERR_NULL_ARGUMENT, "sinew_softbody_counts: def is required");
+    sinew_status status = SINEW_OK;
+    const char *problem = def != NULL ? softbody_problem(def, &status) : "sinew_softbody_counts: def is required";
+    sinew_scene_counts c;
+    if (!sinew__counts_start(&c, def != NULL, problem, status)) {
+        return c;
     }
-    sinew_status status;
-    const char *problem = softbody_problem(def, &status);
-    if (problem != NULL) {
-        return sinew__counts_refused(status, problem);
-    }
-    sinew_scene_counts c = sinew__counts_refused(SINEW_OK, "");
     const int n = def->points;
     c.particles = n + (def->inside == SINEW_SOFTBODY_CENTER);
     c.distances = n + (def->inside == SINEW_SOFTBODY_SPRINGS ? spring_count(n) : 0) +
