@@ -58,10 +58,11 @@ void sinew__links_begin_substep(sinew__links *l)
 
 // Scale s of the correction (see the top of the file) from plain values, so that the scalar
 // path and the SIMD lanes run the same arithmetic; updates lambda in the XPBD form.
+// d2 is the squared length of the link's vector, from sinew__apart.
 SINEW_FORCE_INLINE float correction_scale(float lo, float hi, float stiffness, float compliance, float *restrict lambda,
-                                          float dx, float dy, float wij, float inv_h2, bool xpbd)
+                                          float d2, float wij, float inv_h2, bool xpbd)
 {
-    float d = sqrtf(dx * dx + dy * dy);
+    float d = sqrtf(d2);
     float clamped = d < lo ? lo : (d > hi ? hi : d);
     float num = d - clamped;
     float denom = wij;
@@ -87,10 +88,10 @@ SINEW_FORCE_INLINE float correction_scale(float lo, float hi, float stiffness, f
 
 // Rigid kernels (soft = false) never touch the softness array or lambda.
 SINEW_FORCE_INLINE float scale_of(const sinew__distance *restrict c, const sinew__softness *restrict f,
-                                  float *restrict lambda, float dx, float dy, float wi, float wj, float inv_h2, bool soft)
+                                  float *restrict lambda, float d2, float wi, float wj, float inv_h2, bool soft)
 {
-    return soft ? correction_scale(c->lo, c->hi, f->stiffness, f->compliance, lambda, dx, dy, wi + wj, inv_h2, true)
-                : correction_scale(c->lo, c->hi, 1.0f, 0.0f, lambda, dx, dy, wi + wj, inv_h2, false);
+    return soft ? correction_scale(c->lo, c->hi, f->stiffness, f->compliance, lambda, d2, wi + wj, inv_h2, true)
+                : correction_scale(c->lo, c->hi, 1.0f, 0.0f, lambda, d2, wi + wj, inv_h2, false);
 }
 
 SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda, float *restrict x,
@@ -98,9 +99,9 @@ SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sin
 {
     const int i = c->i, j = c->j;
     float dx = x[j] - x[i], dy = y[j] - y[i];
-    sinew__apart(&dx, &dy);
+    const float d2 = sinew__apart(&dx, &dy);
     float wi = w[i], wj = w[j];
-    float s = scale_of(c, f, lambda, dx, dy, wi, wj, inv_h2, soft);
+    float s = scale_of(c, f, lambda, d2, wi, wj, inv_h2, soft);
     x[i] += wi * s * dx;
     y[i] += wi * s * dy;
     x[j] -= wj * s * dx;
@@ -115,7 +116,7 @@ SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sin
 // the gather instructions (building vectors from scalars costs more than it saves).
 typedef struct block {
     int i[SINEW__LANES], j[SINEW__LANES];
-    float dx[SINEW__LANES], dy[SINEW__LANES], wi[SINEW__LANES], wj[SINEW__LANES], s[SINEW__LANES];
+    float dx[SINEW__LANES], dy[SINEW__LANES], d2[SINEW__LANES], wi[SINEW__LANES], wj[SINEW__LANES], s[SINEW__LANES];
 } block;
 
 SINEW_FORCE_INLINE void block_solve(block *restrict b, const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda,
@@ -128,12 +129,12 @@ SINEW_FORCE_INLINE void block_solve(block *restrict b, const sinew__distance *re
         b->j[l] = j;
         b->dx[l] = x[j] - x[i];
         b->dy[l] = y[j] - y[i];
-        sinew__apart(&b->dx[l], &b->dy[l]);
+        b->d2[l] = sinew__apart(&b->dx[l], &b->dy[l]);
         b->wi[l] = w[i];
         b->wj[l] = w[j];
     }
     for (int l = 0; l < SINEW__LANES; ++l) {
-        b->s[l] = scale_of(&c[l], SOFT_AT(f, l), SOFT_AT(lambda, l), b->dx[l], b->dy[l], b->wi[l], b->wj[l], inv_h2, soft);
+        b->s[l] = scale_of(&c[l], SOFT_AT(f, l), SOFT_AT(lambda, l), b->d2[l], b->wi[l], b->wj[l], inv_h2, soft);
     }
 }
 
@@ -166,8 +167,7 @@ SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, fl
     const __m256 yi = _mm256_i32gather_ps(y, i, 4), yj = _mm256_i32gather_ps(y, j, 4);
     const __m256 wi = _mm256_i32gather_ps(w, i, 4), wj = _mm256_i32gather_ps(w, j, 4);
     __m256 dx = _mm256_sub_ps(xj, xi), dy = _mm256_sub_ps(yj, yi);
-    sinew__apart8(&dx, &dy);
-    const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)));
+    const __m256 d = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
     const __m256 clamped = sinew__clamp8(d, lo, hi);
     const __m256 q = _mm256_max_ps(_mm256_mul_ps(d, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
     const __m256 s = _mm256_div_ps(_mm256_sub_ps(d, clamped), q);
@@ -308,10 +308,10 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
     for (int k = full; k < n; ++k) {
         const int i = c[k].i, j = c[k].j;
         float dx = x[j] - x[i], dy = y[j] - y[i];
-        sinew__apart(&dx, &dy);
+        const float d2 = sinew__apart(&dx, &dy);
         float wi = w[i], wj = w[j];
         float lam = soft ? lambda[k] : 0.0f;
-        float s = scale_of(&c[k], SOFT_AT(f, k), &lam, dx, dy, wi, wj, inv_h2, soft);
+        float s = scale_of(&c[k], SOFT_AT(f, k), &lam, d2, wi, wj, inv_h2, soft);
         accumulate_one(acc, inv_n, i, j, wi, wj, s, dx, dy, omega);
         if (soft) {
             lambda[k] += jacobi_factor(inv_n, i, j, omega) * (lam - lambda[k]);
@@ -410,11 +410,11 @@ SINEW_FORCE_INLINE void prepare_chunk(int len, const float *restrict xi, const f
 {
     for (int l = 0; l < len; ++l) {
         float dx = xj[l] - xi[l], dy = yj[l] - yi[l];
-        sinew__apart(&dx, &dy);
+        const float d2 = sinew__apart(&dx, &dy);
         const float wij = wi[l] + wj[l];
-        const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &lambda[l], dx, dy, wij,
-                                                inv_h2, true)
-                             : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, dx, dy, wij, inv_h2, false);
+        const float s = soft ? correction_scale(lo[l], hi[l], stiffness[l], compliance[l], &lambda[l], d2, wij, inv_h2,
+                                                true)
+                             : correction_scale(lo[l], hi[l], 1.0f, 0.0f, NULL, d2, wij, inv_h2, false);
         step_x[l] = s * dx;
         step_y[l] = s * dy;
         active[l] = active_of(lo[l], hi[l], dx, dy);

@@ -416,13 +416,16 @@ void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *l);
 // Two ends closer than SINEW__APART (coincident ones included) have no direction to be pushed
 // apart along: the link's kernels take (0, SINEW__APART) instead of (xj - xi, yj - yi), so that two
 // particles made at one point separate along +y (j up, i down), deterministically. Its square is a
-// normal float, so the length computed from it is SINEW__APART again.
+// normal float, so the length computed from it is SINEW__APART again. Returns the squared length
+// of the vector the kernel then uses (0 * 0 + SINEW__APART^2 for a coincident pair), computed once.
 #define SINEW__APART 1e-15f
-SINEW_FORCE_INLINE void sinew__apart(float *dx, float *dy)
+SINEW_FORCE_INLINE float sinew__apart(float *dx, float *dy)
 {
-    const bool together = *dx * *dx + *dy * *dy < SINEW__APART * SINEW__APART;
+    const float d2 = *dx * *dx + *dy * *dy, apart2 = SINEW__APART * SINEW__APART;
+    const bool together = d2 < apart2;
     *dx = together ? 0.0f : *dx;
     *dy = together ? SINEW__APART : *dy;
+    return together ? apart2 : d2;
 }
 
 // Length minus the nearest allowed length.
@@ -478,13 +481,14 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__transpose8(
 
 // clamp(d, lo, hi) as sinew__link_error computes it (`d < lo ? lo : (d > hi ? hi : d)`), NaN included.
 // sinew__apart on eight lanes.
-SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__apart8(__m256 *dx, __m256 *dy)
+SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__apart8(__m256 *dx, __m256 *dy)
 {
-    const __m256 apart = _mm256_set1_ps(SINEW__APART);
-    const __m256 together = _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(*dx, *dx), _mm256_mul_ps(*dy, *dy)),
-                                          _mm256_mul_ps(apart, apart), _CMP_LT_OQ);
+    const __m256 apart = _mm256_set1_ps(SINEW__APART), apart2 = _mm256_set1_ps(SINEW__APART * SINEW__APART);
+    const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(*dx, *dx), _mm256_mul_ps(*dy, *dy));
+    const __m256 together = _mm256_cmp_ps(d2, apart2, _CMP_LT_OQ);
     *dx = _mm256_andnot_ps(together, *dx);
     *dy = _mm256_blendv_ps(*dy, apart, together);
+    return _mm256_blendv_ps(d2, apart2, together);
 }
 
 SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__clamp8(__m256 d, __m256 lo, __m256 hi)
