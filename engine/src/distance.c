@@ -270,7 +270,7 @@ void sinew__distances_remove_particle(sinew_world *world, int index, int moved_f
         c->j = c->j == moved_from ? index : c->j;
         ++k;
     }
-    sinew__links_refresh_blocks(world, &d->l);
+    d->blocks_dirty = true; // refreshed once before the next sweep, not once per destroyed particle
 }
 
 void sinew__distances_tear(sinew_world *world)
