@@ -26,7 +26,7 @@ static int angle_fields(void *kind, sinew__field *f)
     return 2;
 }
 
-void sinew__angles_free(sinew_world *world)
+static void angles_free(sinew_world *world)
 {
     sinew__angles *a = &world->angles;
     sinew__store_free(world, &a->store);
@@ -172,7 +172,7 @@ sinew_status sinew_angle_set_limits(sinew_world *world, sinew_angle_id id, float
     return s;
 }
 
-void sinew__angles_remove_particle(sinew_world *world, int index, int moved_from)
+static void angles_remove_particle(sinew_world *world, int index, int moved_from)
 {
     sinew__angles *a = &world->angles;
     for (int k = 0; k < a->count;) {
@@ -188,7 +188,7 @@ void sinew__angles_remove_particle(sinew_world *world, int index, int moved_from
     }
 }
 
-void sinew__angles_begin_substep(sinew_world *world)
+static void angles_begin_substep(sinew_world *world)
 {
     if (world->angles.soft_count > 0) {
         memset(world->angles.lambda, 0, sizeof(float) * (size_t)world->angles.count);
@@ -251,7 +251,7 @@ static void angle_apply(sinew_world *world, const sinew__angle *c, const joint_s
     }
 }
 
-void sinew__angles_project(sinew_world *world, float inv_h2, bool backward)
+static void angles_project(sinew_world *world, float inv_h2, bool backward)
 {
     sinew__angles *a = &world->angles;
     for (int m = 0; m < a->count; ++m) {
@@ -264,7 +264,7 @@ void sinew__angles_project(sinew_world *world, float inv_h2, bool backward)
     }
 }
 
-void sinew__angles_accumulate(sinew_world *world, float inv_h2, float omega)
+static void angles_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     sinew__angles *a = &world->angles;
     const float *inv_n = world->particles.inv_n;
@@ -280,7 +280,7 @@ void sinew__angles_accumulate(sinew_world *world, float inv_h2, float omega)
     }
 }
 
-void sinew__angles_count_active(sinew_world *world)
+static void angles_count_active(sinew_world *world)
 {
     const sinew__angles *a = &world->angles;
     float *inv_n = world->particles.inv_n;
@@ -294,7 +294,7 @@ void sinew__angles_count_active(sinew_world *world)
     }
 }
 
-void sinew__angles_error(const sinew_world *world, float *max_error, double *sum_sq)
+static void angles_error(const sinew_world *world, float *max_error, double *sum_sq)
 {
     const sinew__angles *a = &world->angles;
     float mx = 0.0f;
@@ -309,3 +309,35 @@ void sinew__angles_error(const sinew_world *world, float *max_error, double *sum
     *max_error = mx;
     *sum_sq = sq;
 }
+
+static int angles_count(const sinew_world *world) { return world->angles.count; }
+
+static void angles_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+{
+    (void)shuffled; // angles keep their order
+    angles_project(world, inv_h2, backward);
+}
+
+static void angles_count_all(sinew_world *world, float inv_h2)
+{
+    (void)inv_h2;
+    angles_count_active(world);
+}
+
+static bool angles_accumulate_all(sinew_world *world, float inv_h2, float omega)
+{
+    angles_accumulate(world, inv_h2, omega);
+    return world->angles.count > 0;
+}
+
+const sinew__kind_ops sinew__angle_kind = {
+    .kind = SINEW_KIND_ANGLE,
+    .count = angles_count,
+    .begin_substep = angles_begin_substep,
+    .project = angles_project_any,
+    .count_active = angles_count_all,
+    .accumulate = angles_accumulate_all,
+    .error = angles_error,
+    .remove_particle = angles_remove_particle,
+    .free = angles_free,
+};

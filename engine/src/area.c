@@ -44,7 +44,7 @@ static sinew_status pool_reserve(sinew_world *world, int needed)
     return s;
 }
 
-void sinew__areas_free(sinew_world *world)
+static void areas_free(sinew_world *world)
 {
     sinew__areas *a = &world->areas;
     sinew__store_free(world, &a->store);
@@ -235,7 +235,7 @@ sinew_status sinew_area_set_pressure(sinew_world *world, sinew_area_id id, float
     return s;
 }
 
-void sinew__areas_remove_particle(sinew_world *world, int index, int moved_from)
+static void areas_remove_particle(sinew_world *world, int index, int moved_from)
 {
     sinew__areas *a = &world->areas;
     for (int k = 0; k < a->count;) {
@@ -255,7 +255,7 @@ void sinew__areas_remove_particle(sinew_world *world, int index, int moved_from)
     }
 }
 
-void sinew__areas_begin_substep(sinew_world *world)
+static void areas_begin_substep(sinew_world *world)
 {
     if (world->areas.soft_count > 0) {
         memset(world->areas.lambda, 0, sizeof(float) * (size_t)world->areas.count);
@@ -326,7 +326,7 @@ static void area_apply(sinew_world *world, const sinew__area *c, float step, boo
     }
 }
 
-void sinew__areas_project(sinew_world *world, float inv_h2, bool backward)
+static void areas_project(sinew_world *world, float inv_h2, bool backward)
 {
     sinew__areas *a = &world->areas;
     for (int m = 0; m < a->count; ++m) {
@@ -351,7 +351,7 @@ static float ring_factor(const sinew_world *world, const sinew__area *c, float o
     return omega * inv;
 }
 
-void sinew__areas_accumulate(sinew_world *world, float inv_h2, float omega)
+static void areas_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     sinew__areas *a = &world->areas;
     for (int k = 0; k < a->count; ++k) {
@@ -364,7 +364,7 @@ void sinew__areas_accumulate(sinew_world *world, float inv_h2, float omega)
     }
 }
 
-void sinew__areas_count_active(sinew_world *world)
+static void areas_count_active(sinew_world *world)
 {
     const sinew__areas *a = &world->areas;
     for (int k = 0; k < a->count; ++k) {
@@ -378,7 +378,7 @@ void sinew__areas_count_active(sinew_world *world)
     }
 }
 
-void sinew__areas_error(const sinew_world *world, float *max_error, double *sum_sq)
+static void areas_error(const sinew_world *world, float *max_error, double *sum_sq)
 {
     const sinew__areas *a = &world->areas;
     float mx = 0.0f;
@@ -392,3 +392,35 @@ void sinew__areas_error(const sinew_world *world, float *max_error, double *sum_
     *max_error = mx;
     *sum_sq = sq;
 }
+
+static int areas_count(const sinew_world *world) { return world->areas.count; }
+
+static void areas_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+{
+    (void)shuffled; // areas keep their order
+    areas_project(world, inv_h2, backward);
+}
+
+static void areas_count_all(sinew_world *world, float inv_h2)
+{
+    (void)inv_h2;
+    areas_count_active(world);
+}
+
+static bool areas_accumulate_all(sinew_world *world, float inv_h2, float omega)
+{
+    areas_accumulate(world, inv_h2, omega);
+    return world->areas.count > 0;
+}
+
+const sinew__kind_ops sinew__area_kind = {
+    .kind = SINEW_KIND_AREA,
+    .count = areas_count,
+    .begin_substep = areas_begin_substep,
+    .project = areas_project_any,
+    .count_active = areas_count_all,
+    .accumulate = areas_accumulate_all,
+    .error = areas_error,
+    .remove_particle = areas_remove_particle,
+    .free = areas_free,
+};

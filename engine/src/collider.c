@@ -512,7 +512,7 @@ static sinew_status planes_resize(sinew_world *world, int new_capacity)
     return s;
 }
 
-void sinew__planes_free(sinew_world *world)
+static void planes_free(sinew_world *world)
 {
     sinew__free(world, world->planes.block, world->planes.block_bytes);
     memset(&world->planes, 0, sizeof world->planes);
@@ -648,7 +648,7 @@ void sinew__planes_refresh(sinew_world *world)
     }
 }
 
-void sinew__planes_project(sinew_world *world, bool backward)
+static void planes_project(sinew_world *world, bool backward)
 {
     const sinew__planes *q = &world->planes;
     float *x = world->particles.x, *y = world->particles.y;
@@ -662,7 +662,7 @@ void sinew__planes_project(sinew_world *world, bool backward)
     }
 }
 
-void sinew__planes_count_active(sinew_world *world)
+static void planes_count_active(sinew_world *world)
 {
     const sinew__planes *q = &world->planes;
     const float *x = world->particles.x, *y = world->particles.y;
@@ -673,7 +673,7 @@ void sinew__planes_count_active(sinew_world *world)
     }
 }
 
-void sinew__planes_accumulate(sinew_world *world, float omega)
+static void planes_accumulate(sinew_world *world, float omega)
 {
     const sinew__planes *q = &world->planes;
     const float *x = world->particles.x, *y = world->particles.y;
@@ -688,7 +688,7 @@ void sinew__planes_accumulate(sinew_world *world, float omega)
     }
 }
 
-void sinew__planes_error(const sinew_world *world, float *max_error, double *sum_sq)
+static void planes_error(const sinew_world *world, float *max_error, double *sum_sq)
 {
     const sinew__planes *q = &world->planes;
     const float *x = world->particles.x, *y = world->particles.y;
@@ -752,3 +752,38 @@ void sinew__planes_count(sinew_world *world)
         world->particles.inv_n[q->c[m].i] += plane_in_reach(world, m);
     }
 }
+
+static int planes_count(const sinew_world *world) { return world->planes.count; }
+
+static void planes_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+{
+    (void)inv_h2;
+    (void)shuffled;
+    planes_project(world, backward);
+}
+
+static void planes_count_all(sinew_world *world, float inv_h2)
+{
+    (void)inv_h2;
+    planes_count_active(world);
+}
+
+static bool planes_accumulate_all(sinew_world *world, float inv_h2, float omega)
+{
+    (void)inv_h2;
+    planes_accumulate(world, omega);
+    return world->planes.count > 0;
+}
+
+// Collider contacts are found again at every step's first sub-step, like particle contacts.
+const sinew__kind_ops sinew__collider_kind = {
+    .kind = SINEW_KIND_COLLIDER,
+    .count = planes_count,
+    .begin_substep = NULL,
+    .project = planes_project_any,
+    .count_active = planes_count_all,
+    .accumulate = planes_accumulate_all,
+    .error = planes_error,
+    .remove_particle = NULL,
+    .free = planes_free,
+};

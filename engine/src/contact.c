@@ -47,7 +47,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
     return s;
 }
 
-void sinew__contacts_free(sinew_world *world)
+static void contacts_free(sinew_world *world)
 {
     sinew__free(world, world->contacts.block, world->contacts.block_bytes);
     memset(&world->contacts, 0, sizeof world->contacts);
@@ -664,3 +664,43 @@ void sinew__contacts_count(sinew_world *world)
         inv_n[j] += touching;
     }
 }
+
+static int contacts_count(const sinew_world *world) { return world->contacts.l.count; }
+
+// Contacts keep their colour order whatever the order setting.
+static void contacts_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+{
+    (void)shuffled;
+    sinew__links_project(world, &world->contacts.l, inv_h2, backward, false);
+}
+
+static void contacts_count_active(sinew_world *world, float inv_h2)
+{
+    (void)inv_h2;
+    sinew__links_count_active(world, &world->contacts.l);
+}
+
+static bool contacts_accumulate(sinew_world *world, float inv_h2, float omega)
+{
+    sinew__links_accumulate(world, &world->contacts.l, inv_h2, omega);
+    return world->contacts.l.count > 0;
+}
+
+static void contacts_error(const sinew_world *world, float *max_error, double *sum_sq)
+{
+    sinew__links_error(world, &world->contacts.l, max_error, sum_sq);
+}
+
+// Contacts are found again at every step's first sub-step: a destroyed particle's contacts go with
+// the next search.
+const sinew__kind_ops sinew__contact_kind = {
+    .kind = SINEW_KIND_CONTACT,
+    .count = contacts_count,
+    .begin_substep = NULL,
+    .project = contacts_project,
+    .count_active = contacts_count_active,
+    .accumulate = contacts_accumulate,
+    .error = contacts_error,
+    .remove_particle = NULL,
+    .free = contacts_free,
+};

@@ -44,7 +44,7 @@ sinew_status sinew__distances_reserve(sinew_world *world, int capacity)
     return sinew__store_reserve(world, &d->store, d, distance_fields, d->l.count, capacity);
 }
 
-void sinew__distances_free(sinew_world *world)
+static void distances_free(sinew_world *world)
 {
     sinew__free(world, world->tears_block, world->tears_bytes);
     world->tears_block = NULL;
@@ -257,7 +257,7 @@ sinew_status sinew_distance_get_error(const sinew_world *world, sinew_distance_i
     return SINEW_OK;
 }
 
-void sinew__distances_remove_particle(sinew_world *world, int index, int moved_from)
+static void distances_remove_particle(sinew_world *world, int index, int moved_from)
 {
     sinew__distances *d = &world->distances;
     for (int k = 0; k < d->l.count;) {
@@ -309,3 +309,39 @@ const sinew_tear *sinew_world_tears(const sinew_world *world, int *count)
     static const sinew_tear none = {{0u, 0u}, {0u, 0u}, {0u, 0u}};
     return world != NULL && world->tears != NULL ? world->tears : &none;
 }
+
+static int distances_count(const sinew_world *world) { return world->distances.l.count; }
+
+static void distances_begin_substep(sinew_world *world) { sinew__links_begin_substep(&world->distances.l); }
+
+static void distances_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+{
+    sinew__links_project(world, &world->distances.l, inv_h2, backward, shuffled);
+}
+
+// Jacobi: the distances compute their steps while they count (sinew__distances_prepare) and
+// apply them in the gather that ends the iteration (solver.c); they write no sums here.
+static bool distances_accumulate(sinew_world *world, float inv_h2, float omega)
+{
+    (void)world;
+    (void)inv_h2;
+    (void)omega;
+    return false;
+}
+
+static void distances_error(const sinew_world *world, float *max_error, double *sum_sq)
+{
+    sinew__links_error(world, &world->distances.l, max_error, sum_sq);
+}
+
+const sinew__kind_ops sinew__distance_kind = {
+    .kind = SINEW_KIND_DISTANCE,
+    .count = distances_count,
+    .begin_substep = distances_begin_substep,
+    .project = distances_project,
+    .count_active = sinew__distances_prepare,
+    .accumulate = distances_accumulate,
+    .error = distances_error,
+    .remove_particle = distances_remove_particle,
+    .free = distances_free,
+};

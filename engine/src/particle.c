@@ -139,10 +139,11 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
     sinew__particles *p = &world->particles;
     int last = p->count - 1;
     // Constraints on the particle go; constraints on the last particle follow it into slot i.
-    sinew__distances_remove_particle(world, i, last);
-    sinew__pins_remove_particle(world, i, last);
-    sinew__areas_remove_particle(world, i, last);
-    sinew__angles_remove_particle(world, i, last);
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        if (sinew__kinds[t]->remove_particle != NULL) {
+            sinew__kinds[t]->remove_particle(world, i, last);
+        }
+    }
     sinew__store_remove(&p->store, p, particle_fields, &p->count, i);
     world->grid.valid = world->grid.fresh = false;
     world->distances.adj_dirty = world->distances.order_dirty = true;

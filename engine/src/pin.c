@@ -30,7 +30,7 @@ sinew_status sinew__pins_reserve(sinew_world *world, int capacity)
     return sinew__store_reserve(world, &p->store, p, pin_fields, p->count, capacity);
 }
 
-void sinew__pins_free(sinew_world *world)
+static void pins_free(sinew_world *world)
 {
     sinew__store_free(world, &world->pins.store);
     memset(&world->pins, 0, sizeof world->pins);
@@ -171,7 +171,7 @@ sinew_status sinew_pin_set_stiffness(sinew_world *world, sinew_pin_id id, float 
     return SINEW_OK;
 }
 
-void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from)
+static void pins_remove_particle(sinew_world *world, int index, int moved_from)
 {
     sinew__pins *p = &world->pins;
     for (int k = 0; k < p->count;) {
@@ -209,7 +209,7 @@ void sinew__pins_move_kinematic(sinew_world *world, float fraction)
     }
 }
 
-void sinew__pins_begin_substep(sinew_world *world)
+static void pins_begin_substep(sinew_world *world)
 {
     if (world->pins.compliant > 0) {
         memset(world->pins.lambda, 0, 2 * sizeof(float) * (size_t)world->pins.count);
@@ -231,7 +231,7 @@ static inline void pin_correction(const sinew__pin *c, float *lambda, float xi, 
     *cy = w * dly;
 }
 
-void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
+static void pins_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
 {
     sinew__pins *p = &world->pins;
     float *x = world->particles.x, *y = world->particles.y;
@@ -248,7 +248,7 @@ void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool s
     }
 }
 
-bool sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega)
+static bool pins_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
@@ -271,7 +271,7 @@ bool sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega)
     return moves;
 }
 
-void sinew__pins_count_active(sinew_world *world)
+static void pins_count_active(sinew_world *world)
 {
     const sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
@@ -282,7 +282,7 @@ void sinew__pins_count_active(sinew_world *world)
     }
 }
 
-void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_sq)
+static void pins_error(const sinew_world *world, float *max_error, double *sum_sq)
 {
     const sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
@@ -299,3 +299,23 @@ void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_s
     *max_error = mx;
     *sum_sq = sq;
 }
+
+static int pins_count(const sinew_world *world) { return world->pins.count; }
+
+static void pins_count_all(sinew_world *world, float inv_h2)
+{
+    (void)inv_h2;
+    pins_count_active(world);
+}
+
+const sinew__kind_ops sinew__pin_kind = {
+    .kind = SINEW_KIND_PIN,
+    .count = pins_count,
+    .begin_substep = pins_begin_substep,
+    .project = pins_project,
+    .count_active = pins_count_all,
+    .accumulate = pins_accumulate,
+    .error = pins_error,
+    .remove_particle = pins_remove_particle,
+    .free = pins_free,
+};

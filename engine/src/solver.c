@@ -5,6 +5,13 @@
 
 #include "world_internal.h"
 
+// Gauss-Seidel's forward order: pins and distances first, contacts last, so that non-penetration
+// has the last word (a backward sweep runs the list backward). Jacobi sums in the same order.
+const sinew__kind_ops *const sinew__kinds[SINEW_KIND_COUNT] = {
+    &sinew__pin_kind, &sinew__distance_kind, &sinew__angle_kind,
+    &sinew__area_kind, &sinew__contact_kind, &sinew__collider_kind,
+};
+
 uint64_t sinew__random_next(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -62,18 +69,11 @@ static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_
 {
     float mx[SINEW_KIND_COUNT];
     double sq[SINEW_KIND_COUNT];
-    sinew__links_error(world, &world->distances.l, &mx[SINEW_KIND_DISTANCE], &sq[SINEW_KIND_DISTANCE]);
-    sinew__pins_error(world, &mx[SINEW_KIND_PIN], &sq[SINEW_KIND_PIN]);
-    sinew__links_error(world, &world->contacts.l, &mx[SINEW_KIND_CONTACT], &sq[SINEW_KIND_CONTACT]);
-    sinew__planes_error(world, &mx[SINEW_KIND_COLLIDER], &sq[SINEW_KIND_COLLIDER]);
-    sinew__areas_error(world, &mx[SINEW_KIND_AREA], &sq[SINEW_KIND_AREA]);
-    sinew__angles_error(world, &mx[SINEW_KIND_ANGLE], &sq[SINEW_KIND_ANGLE]);
-    counts[SINEW_KIND_DISTANCE] = world->distances.l.count;
-    counts[SINEW_KIND_PIN] = world->pins.count;
-    counts[SINEW_KIND_CONTACT] = world->contacts.l.count;
-    counts[SINEW_KIND_COLLIDER] = world->planes.count;
-    counts[SINEW_KIND_AREA] = world->areas.count;
-    counts[SINEW_KIND_ANGLE] = world->angles.count;
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        const sinew__kind_ops *kind = sinew__kinds[t];
+        kind->error(world, &mx[kind->kind], &sq[kind->kind]);
+        counts[kind->kind] = kind->count(world);
+    }
     float all_max = 0.0f;
     double all_sq = 0.0;
     int all_n = 0;
@@ -131,12 +131,9 @@ static void jacobi_counts(sinew_world *world, float inv_h2)
     if (p->count > 0) {
         memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
     }
-    sinew__pins_count_active(world);
-    sinew__distances_prepare(world, inv_h2);
-    sinew__links_count_active(world, &world->contacts.l);
-    sinew__planes_count_active(world);
-    sinew__areas_count_active(world);
-    sinew__angles_count_active(world);
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        sinew__kinds[t]->count_active(world, inv_h2);
+    }
     invert_counts(world);
 }
 
@@ -145,23 +142,9 @@ static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration
     const sinew_gs_order order = world->solver.order;
     const bool backward = order == SINEW_GS_ORDER_ALTERNATING && (iteration & 1) != 0;
     const bool shuffled = order == SINEW_GS_ORDER_SHUFFLE;
-    // Kinds run in a fixed order; a backward sweep reverses the kinds too.
-    // Contacts come last in a forward sweep, so that non-penetration has the last word; they
-    // keep their colour order whatever the order setting.
-    if (!backward) {
-        sinew__pins_project(world, inv_h2, false, shuffled);
-        sinew__links_project(world, &world->distances.l, inv_h2, false, shuffled);
-        sinew__angles_project(world, inv_h2, false);
-        sinew__areas_project(world, inv_h2, false);
-        sinew__links_project(world, &world->contacts.l, inv_h2, false, false);
-        sinew__planes_project(world, false);
-    } else {
-        sinew__planes_project(world, true);
-        sinew__links_project(world, &world->contacts.l, inv_h2, true, false);
-        sinew__areas_project(world, inv_h2, true);
-        sinew__angles_project(world, inv_h2, true);
-        sinew__links_project(world, &world->distances.l, inv_h2, true, shuffled);
-        sinew__pins_project(world, inv_h2, true, shuffled);
+    // Kinds run in the order of sinew__kinds; a backward sweep reverses the kinds too.
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        sinew__kinds[backward ? SINEW_KIND_COUNT - 1 - t : t]->project(world, inv_h2, backward, shuffled);
     }
 }
 
@@ -215,13 +198,10 @@ static void iterate_jacobi(sinew_world *world, float inv_h2)
 {
     const float omega = world->solver.jacobi_omega;
     jacobi_counts(world, inv_h2);
-    bool scattered = sinew__pins_accumulate(world, inv_h2, omega);
-    sinew__angles_accumulate(world, inv_h2, omega);
-    sinew__areas_accumulate(world, inv_h2, omega);
-    sinew__links_accumulate(world, &world->contacts.l, inv_h2, omega);
-    sinew__planes_accumulate(world, omega);
-    scattered |= world->angles.count > 0 || world->areas.count > 0 || world->contacts.l.count > 0 ||
-                 world->planes.count > 0;
+    bool scattered = false;
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        scattered |= sinew__kinds[t]->accumulate(world, inv_h2, omega);
+    }
     sinew__distances_gather(world, omega, scattered);
 }
 
@@ -275,10 +255,11 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
         world->h_prev = h;
         sinew__pins_move_kinematic(world, (float)(s + 1) / (float)solver.substeps);
-        sinew__links_begin_substep(&world->distances.l);
-        sinew__pins_begin_substep(world);
-        sinew__areas_begin_substep(world);
-        sinew__angles_begin_substep(world);
+        for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+            if (sinew__kinds[t]->begin_substep != NULL) {
+                sinew__kinds[t]->begin_substep(world);
+            }
+        }
         if (s > covered) {
             // Contacts found at the first sub-step cover the rest of the step when everything
             // moves slowly against its neighbours: the search is most of a pile's cost. A particle

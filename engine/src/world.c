@@ -134,13 +134,10 @@ void sinew_world_destroy(sinew_world *world)
     }
     sinew__history_free(world);
     sinew__grid_free(world);
-    sinew__planes_free(world);
-    sinew__contacts_free(world);
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        sinew__kinds[t]->free(world);
+    }
     sinew__colliders_free(world);
-    sinew__areas_free(world);
-    sinew__angles_free(world);
-    sinew__pins_free(world);
-    sinew__distances_free(world);
     sinew__particles_free(world);
     sinew_allocator a = world->allocator;
     a.free(world, sizeof *world, a.user_data);

@@ -498,24 +498,44 @@ SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__clamp8(__
 }
 #endif
 
-// distance.c / pin.c: each kind offers the same operations to the solver.
+// A constraint kind, as the solver, the particle store and the world see it: each kind's file
+// defines one of these, and solver.c lists them in sinew__kinds, in solve order. The kernels run
+// per kind (one call per kind and iteration), never per constraint.
+typedef struct sinew__kind_ops {
+    sinew_kind kind;
+    int (*count)(const sinew_world *world);
+    // Before a sub-step's iterations (resets XPBD multipliers); NULL when there is nothing to do.
+    void (*begin_substep)(sinew_world *world);
+    // One Gauss-Seidel sweep, backward on the alternating order's odd iterations. `shuffled`: the
+    // shuffle order is on (a kind that has no shuffle keeps its order).
+    void (*project)(sinew_world *world, float inv_h2, bool backward, bool shuffled);
+    // Jacobi, before an iteration: adds to particles.inv_n the constraints that will correct each
+    // particle (those not satisfied).
+    void (*count_active)(sinew_world *world, float inv_h2);
+    // Jacobi: adds each constraint's correction, times omega / n, to particles.acc. Returns
+    // whether it may have written there (the distance gather then reads and clears acc).
+    bool (*accumulate)(sinew_world *world, float inv_h2, float omega);
+    // Largest error and sum of squared errors (the units of sinew_kind_stats).
+    void (*error)(const sinew_world *world, float *max_error, double *sum_sq);
+    // Particle `index` is destroyed and particle `moved_from` (the last) moves into its place;
+    // NULL for kinds rebuilt every step.
+    void (*remove_particle)(sinew_world *world, int index, int moved_from);
+    void (*free)(sinew_world *world);
+} sinew__kind_ops;
+
+extern const sinew__kind_ops sinew__distance_kind, sinew__pin_kind, sinew__contact_kind, sinew__collider_kind,
+    sinew__area_kind, sinew__angle_kind;
+// solver.c: every kind once, in Gauss-Seidel's forward order.
+extern const sinew__kind_ops *const sinew__kinds[SINEW_KIND_COUNT];
+
+// distance.c / pin.c
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
-void sinew__distances_free(sinew_world *world);
-void sinew__distances_remove_particle(sinew_world *world, int index, int moved_from);
 // End of a step: removes the links whose smoothed strain passed their tear ratio, into world->tears.
 void sinew__distances_tear(sinew_world *world);
 
-void sinew__pins_free(sinew_world *world);
 void sinew__pins_begin_step(sinew_world *world);
 void sinew__pins_move_kinematic(sinew_world *world, float fraction);
-void sinew__pins_project(sinew_world *world, float inv_h2, bool backward, bool shuffled);
-// Returns false when every pin is kinematic (its correction is zero: acc is left as it was).
-bool sinew__pins_accumulate(sinew_world *world, float inv_h2, float omega);
-void sinew__pins_count_active(sinew_world *world);
-void sinew__pins_error(const sinew_world *world, float *max_error, double *sum_sq);
-void sinew__pins_begin_substep(sinew_world *world);
-void sinew__pins_remove_particle(sinew_world *world, int index, int moved_from);
 
 // Contacts are made for pairs closer than SINEW__CONTACT_REACH times the sum of their radii:
 // speculative contacts, inactive until the pair overlaps, so that an overlap made by another
@@ -591,7 +611,6 @@ void sinew__contacts_promote(sinew_world *world);
 void sinew__contacts_respond(sinew_world *world, bool jacobi);
 // Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
 void sinew__contacts_count(sinew_world *world);
-void sinew__contacts_free(sinew_world *world);
 // Rebuilds distances.adj from the distance constraints when they changed.
 void sinew__links_adjacency(sinew_world *world);
 
@@ -601,30 +620,9 @@ void sinew__planes_find(sinew_world *world, float margin);
 // Recomputes, at the current positions, the contact planes of curved or finite colliders found
 // by an earlier sinew__planes_find (a half-plane's never changes).
 void sinew__planes_refresh(sinew_world *world);
-void sinew__planes_project(sinew_world *world, bool backward);
-void sinew__planes_accumulate(sinew_world *world, float omega);
-void sinew__planes_count_active(sinew_world *world);
-void sinew__planes_error(const sinew_world *world, float *max_error, double *sum_sq);
 void sinew__planes_respond(sinew_world *world, bool jacobi);
 void sinew__planes_count(sinew_world *world);
 void sinew__colliders_free(sinew_world *world);
-void sinew__planes_free(sinew_world *world);
-
-// area.c / angle.c: the same operations as the other kinds.
-void sinew__areas_free(sinew_world *world);
-void sinew__areas_remove_particle(sinew_world *world, int index, int moved_from);
-void sinew__areas_begin_substep(sinew_world *world);
-void sinew__areas_project(sinew_world *world, float inv_h2, bool backward);
-void sinew__areas_accumulate(sinew_world *world, float inv_h2, float omega);
-void sinew__areas_count_active(sinew_world *world);
-void sinew__areas_error(const sinew_world *world, float *max_error, double *sum_sq);
-void sinew__angles_free(sinew_world *world);
-void sinew__angles_remove_particle(sinew_world *world, int index, int moved_from);
-void sinew__angles_begin_substep(sinew_world *world);
-void sinew__angles_project(sinew_world *world, float inv_h2, bool backward);
-void sinew__angles_accumulate(sinew_world *world, float inv_h2, float omega);
-void sinew__angles_count_active(sinew_world *world);
-void sinew__angles_error(const sinew_world *world, float *max_error, double *sum_sq);
 
 // solver.c
 sinew_status sinew__history_reserve(sinew_world *world, int substeps, int iterations);
