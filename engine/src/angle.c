@@ -7,7 +7,6 @@
 
 #include "world_internal.h"
 
-#define SINEW__PI 3.14159265358979323846f
 
 sinew_angle_def sinew_default_angle_def(void)
 {
@@ -39,7 +38,7 @@ static sinew_status check_limits(const sinew_world *world, float min, float max)
     if (!sinew__finite(min) || !sinew__finite(max)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "angle: limits must be finite");
     }
-    if (min < -SINEW__PI || min > SINEW__PI || max < -SINEW__PI || max > SINEW__PI) {
+    if (min < -(float)SINEW_PI || min > (float)SINEW_PI || max < -(float)SINEW_PI || max > (float)SINEW_PI) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "angle: limits must be in [-pi, pi]");
     }
     return SINEW_OK;
@@ -119,15 +118,15 @@ static float joint_angle(const sinew_world *world, const sinew__angle *c, float 
     *vx = x[c->k] - x[c->j];
     *vy = y[c->k] - y[c->j];
     const float theta = atan2f(*ux * *vy - *uy * *vx, *ux * *vx + *uy * *vy);
-    return theta == -SINEW__PI ? SINEW__PI : theta; // a fold (cross -0) is +pi: the range is (-pi, pi]
+    return theta == -(float)SINEW_PI ? (float)SINEW_PI : theta; // a fold (cross -0) is +pi: the range is (-pi, pi]
 }
 
 // Wraps an angle difference into (-pi, pi].
 static float wrap(float d)
 {
-    d = fmodf(d + SINEW__PI, 2.0f * SINEW__PI);
-    d = d < 0.0f ? d + 2.0f * SINEW__PI : d;
-    return d - SINEW__PI;
+    d = fmodf(d + (float)SINEW_PI, 2.0f * (float)SINEW_PI);
+    d = d < 0.0f ? d + 2.0f * (float)SINEW_PI : d;
+    return d - (float)SINEW_PI;
 }
 
 // How far theta is outside the allowed range (signed, 0 inside): theta minus the nearest limit.

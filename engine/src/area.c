@@ -291,7 +291,7 @@ static bool area_step(const sinew_world *world, const sinew__area *c, float lamb
     // areas in one projection (any real correction moves less); a collapsed ring grows back over a
     // few iterations instead of exploding.
     const double target = c->pressure * c->rest;
-    const double limit = sqrt(fmax(fabs(0.5 * area), target) / 3.14159265358979);
+    const double limit = sqrt(fmax(fabs(0.5 * area), target) / SINEW_PI);
     if (fabs(step) * reach > limit) {
         step = step > 0.0 ? limit / reach : -limit / reach;
     }

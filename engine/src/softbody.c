@@ -2,7 +2,6 @@
 // pressure blob), filled with springs, or held by spokes from a centre particle.
 #include "scene_internal.h"
 
-#define SINEW__PI 3.14159265358979323846
 
 sinew_softbody_def sinew_default_softbody_def(void)
 {
@@ -23,7 +22,7 @@ sinew_softbody_def sinew_default_softbody_def(void)
 // Ring particle k of n, counter-clockwise from +x.
 static sinew_vec2 ring_point(const sinew_softbody_def *def, int k)
 {
-    const double t = 2.0 * SINEW__PI * k / def->points;
+    const double t = 2.0 * SINEW_PI * k / def->points;
     return sinew_vec2_make(def->center.x + def->radius * (float)cos(t), def->center.y + def->radius * (float)sin(t));
 }
 

@@ -7,6 +7,9 @@
 extern "C" {
 #endif
 
+/// Pi, as a double literal: (float)SINEW_PI where a float is wanted.
+#define SINEW_PI 3.14159265358979323846
+
 /// A 2D vector or point, in metres unless a field says otherwise.
 typedef struct sinew_vec2 {
     float x, y;
