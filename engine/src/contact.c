@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "simd.h"
 
 #define SINEW__OVERFLOW_COLOR 32
 
@@ -51,32 +52,6 @@ static void contacts_free(sinew_world *world)
 {
     sinew__free(world, world->contacts.block, world->contacts.block_bytes);
     memset(&world->contacts, 0, sizeof world->contacts);
-}
-
-void sinew__links_adjacency(sinew_world *world)
-{
-    sinew__distances *d = &world->distances;
-    if (!d->adj_dirty) {
-        return;
-    }
-    sinew__particles *p = &world->particles;
-    memset(p->link_n, 0, sizeof(uint32_t) * (size_t)p->count);
-    for (int k = 0; k < d->l.count; ++k) {
-        p->link_n[d->l.c[k].i] += 1u;
-        p->link_n[d->l.c[k].j] += 1u;
-    }
-    uint32_t total = 0;
-    for (int i = 0; i < p->count; ++i) {
-        p->link_start[i] = total;
-        total += p->link_n[i];
-        p->link_n[i] = 0u;
-    }
-    for (int k = 0; k < d->l.count; ++k) {
-        const int i = d->l.c[k].i, j = d->l.c[k].j;
-        d->adj[p->link_start[i] + p->link_n[i]++] = (uint32_t)j;
-        d->adj[p->link_start[j] + p->link_n[j]++] = (uint32_t)i;
-    }
-    d->adj_dirty = false;
 }
 
 static bool linked(const sinew_world *world, int a, int b)

@@ -310,6 +310,32 @@ const sinew_tear *sinew_world_tears(const sinew_world *world, int *count)
     return world != NULL && world->tears != NULL ? world->tears : &none;
 }
 
+void sinew__distances_adjacency(sinew_world *world)
+{
+    sinew__distances *d = &world->distances;
+    if (!d->adj_dirty) {
+        return;
+    }
+    sinew__particles *p = &world->particles;
+    memset(p->link_n, 0, sizeof(uint32_t) * (size_t)p->count);
+    for (int k = 0; k < d->l.count; ++k) {
+        p->link_n[d->l.c[k].i] += 1u;
+        p->link_n[d->l.c[k].j] += 1u;
+    }
+    uint32_t total = 0;
+    for (int i = 0; i < p->count; ++i) {
+        p->link_start[i] = total;
+        total += p->link_n[i];
+        p->link_n[i] = 0u;
+    }
+    for (int k = 0; k < d->l.count; ++k) {
+        const int i = d->l.c[k].i, j = d->l.c[k].j;
+        d->adj[p->link_start[i] + p->link_n[i]++] = (uint32_t)j;
+        d->adj[p->link_start[j] + p->link_n[j]++] = (uint32_t)i;
+    }
+    d->adj_dirty = false;
+}
+
 static int distances_count(const sinew_world *world) { return world->distances.l.count; }
 
 static void distances_begin_substep(sinew_world *world) { sinew__links_begin_substep(&world->distances.l); }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "world_internal.h"
+#include "simd.h"
 
 sinew_particle_def sinew_default_particle_def(void)
 {

@@ -229,7 +229,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
     sinew__pins_begin_step(world);
     if (world->skip_linked_pairs) {
-        sinew__links_adjacency(world);
+        sinew__distances_adjacency(world);
     }
     if (solver.mode == SINEW_SOLVER_JACOBI && world->distances.order_dirty) {
         sinew__distances_order(world);

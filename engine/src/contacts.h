@@ -1,0 +1,171 @@
+// Collision: the grid of colliding particles, particle contacts, static colliders and the
+// contacts of particles with them, and the contact response they share. Never installed.
+#pragma once
+
+#include "links.h"
+#include "particles.h"
+
+// Particle-particle contacts of the current sub-step: min-only links (lo = ri + rj), plus
+// friction. In Gauss-Seidel mode they are sorted by colour so that blocks are independent.
+typedef struct sinew__contacts {
+    void *block;
+    size_t block_bytes;
+    int capacity;
+    sinew__links l;
+    // Where the search writes before the colour sort (hi holding the squared distance).
+    sinew__distance *found;
+    uint8_t *found_color;
+    // Contacts found with the motion margin but not yet within the contact reach: not solved
+    // until a later sub-step of the step brings them within it (sinew__contacts_promote).
+    sinew__distance *pending;
+    int pending_count;
+    // Per solved contact, set when found or promoted (set_response in contact.c): each end's
+    // share of a response, and the pair's static and kinetic friction. Not set when `one_material`
+    // (every colliding particle alike): then every contact has one_share at both ends and the
+    // frictions one_mu_s and one_mu_k.
+    float *share_i, *share_j, *mu_s, *mu_k;
+    bool one_material;
+    float one_share, one_mu_s, one_mu_k;
+} sinew__contacts;
+
+// A particle against a static collider, linearised: dot(n, x) >= offset.
+typedef struct sinew__plane_contact {
+    int32_t i;
+    float nx, ny, offset;
+} sinew__plane_contact;
+
+typedef struct sinew__planes {
+    void *block;
+    size_t block_bytes;
+    int capacity, count;
+    sinew__plane_contact *c;
+    float *mu_s, *mu_k;
+    int32_t *collider;      // index in colliders.c, for sinew__planes_refresh
+} sinew__planes;
+
+// A static collider: a half-plane, or a convex polygon (1 vertex = disc, 2 = capsule) rounded
+// by `radius`, vertices counter-clockwise, edge k from v[k] to v[k + 1] with outward normal n[k].
+typedef struct sinew__collider {
+    sinew_collider_type type;
+    int vertex_count;
+    float nx, ny, offset; // plane
+    float radius;
+    sinew_vec2 v[SINEW_POLYGON_MAX_VERTICES];
+    sinew_vec2 n[SINEW_POLYGON_MAX_VERTICES];
+    float minx, miny, maxx, maxy; // bounds including the radius
+    float mu_s, mu_k; // square roots of the frictions, like the particles'
+    uint32_t group, mask;
+    void *user_data;
+} sinew__collider;
+
+typedef struct sinew__colliders {
+    sinew__store store;
+    int count;
+    sinew__collider *c;
+} sinew__colliders;
+
+// Uniform grid over the colliding particles, rebuilt by counting sort every sub-step.
+typedef struct sinew__grid {
+    void *block;
+    size_t block_bytes;
+    int capacity;          // cells allocated (cell_start holds capacity + 1 entries)
+    uint32_t *cell_start;  // particles of cell k: sorted[cell_start[k] .. cell_start[k + 1])
+    int nx, ny;
+    float minx, miny, cell, inv_cell;
+    float max_radius;
+    float margin;          // how far any particle may move towards another before contacts are
+                           // found again (m); see sinew__grid_build
+    int ahead;             // further sub-steps the last build's margin covers (0: this one only)
+    // Whether every colliding particle had the same weight and frictions at the last build (a pile
+    // of one kind of ball); w, mu_s and mu_k are then theirs (the frictions as square roots).
+    bool one_material;
+    float w, mu_s, mu_k;
+    int sorted_count;
+    bool valid;            // matches the particle indices (no create or destroy since)
+    bool fresh;            // built at the current positions (cleared by a step and by set_position)
+} sinew__grid;
+
+// Contacts are made for pairs closer than SINEW__CONTACT_REACH times the sum of their radii:
+// speculative contacts, inactive until the pair overlaps, so that an overlap made by another
+// correction during the iterations is solved in the same sub-step.
+#define SINEW__CONTACT_REACH 1.1f
+
+// A contact still touches after the solve within this fraction of the radii (see in_play).
+#define SINEW__TOUCH_SLACK 1e-3f
+
+#define SINEW__GUARD 1e-30f // added to a divisor that is 0 only when what it divides is 0
+
+// Friction and the velocity clamp of one contact, from its normal n (i to j), the relative
+// displacement of j against i before the solve (rel0) and after it (rel). Writes the change of the
+// relative displacement due to friction (f, tangential) and in all (v = f + normal clamp).
+SINEW_FORCE_INLINE void sinew__contact_response(float nx, float ny, float rel0x, float rel0y, float relx, float rely,
+                                         float mu_s, float mu_k, float *fx, float *fy, float *vx, float *vy)
+{
+    const float before = rel0x * nx + rel0y * ny, after = relx * nx + rely * ny;
+    // What the solve added along the normal (the normal impulse times h) sets the friction cone.
+    float push = after - before;
+    push = push > 0.0f ? push : 0.0f;
+    // The solve may stop an approach, never start a separation: pushing overlap out is no bounce.
+    const float limit = before > 0.0f ? before : 0.0f;
+    float excess = after - limit;
+    excess = excess > 0.0f ? excess : 0.0f;
+    // Static friction cancels the tangential motion inside the cone mu_s * push; kinetic takes off
+    // mu_k * push of it.
+    const float tx = relx - after * nx, ty = rely - after * ny;
+    const float t = sqrtf(tx * tx + ty * ty);
+    float kinetic = mu_k * push / (t + SINEW__GUARD);
+    kinetic = kinetic < 1.0f ? kinetic : 1.0f;
+    const float f = t < mu_s * push ? 1.0f : kinetic;
+    *fx = -f * tx;
+    *fy = -f * ty;
+    *vx = *fx - excess * nx;
+    *vy = *fy - excess * ny;
+}
+
+// grid.c: the uniform grid of colliding particles.
+// Rebuilds the grid at the current positions, with a motion margin that covers `ahead` more
+// sub-steps like the last one plus `extra` metres (0, 0: exact, for this sub-step or a query).
+// The margin may not pass SINEW__MARGIN_LIMIT times the largest radius (the cells would grow too
+// large): it then covers fewer sub-steps, grid.ahead of them (0: this one only). Returns false
+// when it could not grow (memory).
+bool sinew__grid_build(sinew_world *world, int ahead, float extra);
+#define SINEW__MARGIN_LIMIT 0.5f
+void sinew__grid_free(sinew_world *world);
+// Cell coordinate of v along an axis, clamped to [0, n - 1] before any conversion to int (a query
+// box of 1e9 metres, or rounding at the far edge, must not overflow; NaN gives 0).
+static inline int sinew__grid_cell(float v, float origin, float inv_cell, int n)
+{
+    const float c = floorf((v - origin) * inv_cell);
+    return !(c >= 0.0f) ? 0 : (c >= (float)(n - 1) ? n - 1 : (int)c);
+}
+
+// contact.c: particle-particle contacts.
+// Contacts per tile of Gauss-Seidel's order (see sort_by_color in contact.c). A tile of a pile
+// touches about 22,000 particles, whose motion records (700 KB) and positions stay in the core's
+// second-level cache while its colours are solved. Measured at 100,000 balls (4 x 1): tiles of
+// 8,192, 32,768 and 65,536 contacts took 17.0-17.2, 16.5-16.6 and 16.0-16.6 ms per step; one tile
+// for all, 18.0. Small tiles cost settling: at 10,000 balls, 8 x 4, tiles of 8,192 raised the
+// median max overlap over twelve lattices from 0.9% to 2.3% of the radius. Such a pile (29,000
+// contacts) is one tile, in the order of a colour sort of all.
+#define SINEW__TILE_CONTACTS 65536
+void sinew__contacts_find(sinew_world *world, bool color);
+// At a sub-step that does not search: moves the pending contacts now within the contact reach (at
+// the predicted positions) to the end of the solved ones, where Gauss-Seidel takes them one by one.
+void sinew__contacts_promote(sinew_world *world);
+// After the sub-step is finished (particles.motion packed): friction (moves positions and
+// velocities) and the velocity clamp (velocities only) of every contact, in one pass. Gauss-Seidel
+// changes the motion records (sinew__particles_unpack_motion copies them back); Jacobi sums into
+// acc (velocity) and acc2 (position), scaled by particles.inv_n.
+void sinew__contacts_respond(sinew_world *world, bool jacobi);
+// Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
+void sinew__contacts_count(sinew_world *world);
+
+// collider.c: static colliders and particle-collider contacts.
+// Finds the contacts of every particle within `margin` (m) beyond the contact reach of a collider.
+void sinew__planes_find(sinew_world *world, float margin);
+// Recomputes, at the current positions, the contact planes of curved or finite colliders found
+// by an earlier sinew__planes_find (a half-plane's never changes).
+void sinew__planes_refresh(sinew_world *world);
+void sinew__planes_respond(sinew_world *world, bool jacobi);
+void sinew__planes_count(sinew_world *world);
+void sinew__colliders_free(sinew_world *world);

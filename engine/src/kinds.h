@@ -1,0 +1,130 @@
+// The constraint kinds: how the solver sees a kind (sinew__kind_ops, the table sinew__kinds),
+// and the storage of the kinds other than contacts (distances, pins, areas, angles). Never installed.
+#pragma once
+
+#include "links.h"
+#include "particles.h"
+
+typedef struct sinew__distances {
+    sinew__store store;     // the count is l.count
+    sinew__links l;
+    uint8_t *mode;          // sinew_distance_mode, cold
+    uint32_t *adj;          // 2 per distance: linked neighbours by particle (skip_linked_pairs)
+    // Jacobi's layout, by place m: the links sorted by their offset j - i, then by i, and cut into
+    // runs, so that both passes of an iteration read and write particles at consecutive indices
+    // (see sinew__distances_prepare). Rebuilt when order_dirty.
+    uint32_t *order;        // place m -> link k
+    float *jlo, *jhi;       // the allowed lengths
+    sinew__run *runs;       // run_count of them (at most one per link)
+    int run_count;
+    uint32_t *by_i;         // scratch of sinew__distances_order
+    float *step_x, *step_y, *step_lambda; // scratch of an iteration
+    float *tear;            // tear ratio, 0 = never
+    float *strain;          // length / rest, smoothed over steps (tearable ones)
+    int tearable;           // how many have a tear ratio
+    bool adj_dirty;         // adj must be rebuilt before the next contact search
+    bool order_dirty;       // links changed since Jacobi's layout was built
+    bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
+} sinew__distances;
+
+// Area constraints: a ring of particles (indices in the shared pool) keeps a signed area.
+typedef struct sinew__area {
+    int32_t first, count;   // the ring is idx[first .. first + count)
+    float rest;             // |rest area|, m^2
+    float sign;             // +1 counter-clockwise at creation, -1 clockwise
+    float pressure, stiffness, compliance;
+} sinew__area;
+
+typedef struct sinew__areas {
+    sinew__store store;
+    int count, soft_count;
+    sinew__area *c;
+    float *lambda;
+    void *pool_block;       // the ring indices of all area constraints, packed
+    size_t pool_bytes;
+    int32_t *idx;
+    int idx_count, idx_capacity;
+} sinew__areas;
+
+// Angle constraints: the turn at j from (j - i) to (k - j) kept in [min, max] (through pi when
+// min > max).
+typedef struct sinew__angle {
+    int32_t i, j, k;
+    float min, max, stiffness, compliance;
+} sinew__angle;
+
+typedef struct sinew__angles {
+    sinew__store store;
+    int count, soft_count;
+    sinew__angle *c;
+    float *lambda;
+} sinew__angles;
+
+typedef struct sinew__pin {
+    int32_t i;
+    float tx, ty;
+    float stiffness, compliance;
+} sinew__pin;
+
+typedef struct sinew__pins {
+    sinew__store store;
+    int count;
+    int compliant;
+    sinew__pin *c;
+    float *lambda;          // 2 per pin
+    float *from;            // 2 per pin: kinematic start of the current step
+    uint32_t *perm;
+} sinew__pins;
+
+// A constraint kind, as the solver, the particle store and the world see it: each kind's file
+// defines one of these, and solver.c lists them in sinew__kinds, in solve order. The kernels run
+// per kind (one call per kind and iteration), never per constraint.
+typedef struct sinew__kind_ops {
+    sinew_kind kind;
+    int (*count)(const sinew_world *world);
+    // Before a sub-step's iterations (resets XPBD multipliers); NULL when there is nothing to do.
+    void (*begin_substep)(sinew_world *world);
+    // One Gauss-Seidel sweep, backward on the alternating order's odd iterations. `shuffled`: the
+    // shuffle order is on (a kind that has no shuffle keeps its order).
+    void (*project)(sinew_world *world, float inv_h2, bool backward, bool shuffled);
+    // Jacobi, before an iteration: adds to particles.inv_n the constraints that will correct each
+    // particle (those not satisfied).
+    void (*count_active)(sinew_world *world, float inv_h2);
+    // Jacobi: adds each constraint's correction, times omega / n, to particles.acc. Returns
+    // whether it may have written there (the distance gather then reads and clears acc).
+    bool (*accumulate)(sinew_world *world, float inv_h2, float omega);
+    // Largest error and sum of squared errors (the units of sinew_kind_stats).
+    void (*error)(const sinew_world *world, float *max_error, double *sum_sq);
+    // Particle `index` is destroyed and particle `moved_from` (the last) moves into its place;
+    // NULL for kinds rebuilt every step.
+    void (*remove_particle)(sinew_world *world, int index, int moved_from);
+    void (*free)(sinew_world *world);
+} sinew__kind_ops;
+
+extern const sinew__kind_ops sinew__distance_kind, sinew__pin_kind, sinew__contact_kind, sinew__collider_kind,
+    sinew__area_kind, sinew__angle_kind;
+// solver.c: every kind once, in Gauss-Seidel's forward order.
+extern const sinew__kind_ops *const sinew__kinds[SINEW_KIND_COUNT];
+
+// distance_jacobi.c
+// Jacobi for the distance constraints, in two passes. sinew__distances_prepare computes each
+// link's step and counts the active ones into inv_n, as sinew__links_count_active does; once every
+// kind is counted and inv_n inverted, sinew__distances_gather sums each link's factored step into
+// particles.jacobi_x, jacobi_y at both ends, then moves each particle by its sums (and by acc, which
+// it clears, when `scattered`: other kinds summed into it). sinew__distances_order builds their
+// layout: runs of links with consecutive particles at both ends.
+void sinew__distances_order(sinew_world *world);
+void sinew__distances_prepare(sinew_world *world, float inv_h2);
+void sinew__distances_gather(sinew_world *world, float omega, bool scattered);
+
+// distance.c / pin.c
+// Rebuilds distances.adj (each particle's distance-linked neighbours, for skip_linked_pairs)
+// from the distance constraints when they changed.
+void sinew__distances_adjacency(sinew_world *world);
+sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
+sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
+// End of a step: removes the links whose smoothed strain passed their tear ratio, into world->tears.
+void sinew__distances_tear(sinew_world *world);
+
+void sinew__pins_begin_step(sinew_world *world);
+void sinew__pins_move_kinematic(sinew_world *world, float fraction);

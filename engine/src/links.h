@@ -1,0 +1,110 @@
+// Two-particle links with allowed lengths [lo, hi], the storage shared by the distance
+// constraints and the particle contacts, and their kernels (links.c). Never installed.
+#pragma once
+
+#include "core.h"
+
+// Hot data of a distance constraint: allowed lengths are [lo, hi], so one formula covers the
+// three modes (equal: lo = hi = rest; max-only: lo = 0; min-only: hi = +inf).
+typedef struct sinew__distance {
+    int32_t i, j;
+    float lo, hi;
+} sinew__distance;
+
+// Stiffness and compliance, read only by the "soft" kernel: while every constraint of the kind is
+// rigid (stiffness 1, compliance 0) the solver streams 16 bytes per constraint, not 24.
+typedef struct sinew__softness {
+    float stiffness, compliance;
+} sinew__softness;
+
+// Two-particle links whose length must stay in [lo, hi]: the distance constraints and the
+// particle-particle contacts are both stored this way and share the kernels in links.c.
+typedef struct sinew__links {
+    int count;
+    int soft_count;         // how many are not rigid (selects the soft kernel)
+    sinew__distance *c;
+    sinew__softness *soft;
+    float *lambda;
+    uint32_t *perm;         // shuffle order
+    uint8_t *block_free;    // per block of SINEW__LANES links (indexed k / lanes): 1 when the
+                            // block is full and its links share no particle that can move
+} sinew__links;
+
+// Places first .. first + count - 1 of Jacobi's layout: the links (i + r, i + offset + r) for
+// r = 0 .. count - 1, consecutive particles at both ends.
+typedef struct sinew__run {
+    int32_t first, count, i, offset;
+} sinew__run;
+
+// links.c: the kernels every kind stored as links runs (see sinew__links).
+#define SINEW__LANES 8
+void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
+// Jacobi: adds each link's correction, times omega / max(n_i, n_j), to both ends' sums.
+void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega);
+// Counts, into particles.inv_n (not yet inverted), the links that will correct each particle
+// this iteration: those outside their allowed range.
+void sinew__links_count_active(sinew_world *world, const sinew__links *l);
+void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
+void sinew__links_begin_substep(sinew__links *l);
+// Recomputes the block flag of the block holding link k; or of every block.
+void sinew__links_refresh_block(const sinew_world *world, sinew__links *l, int k);
+void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *l);
+// Two ends closer than SINEW__APART (coincident ones included) have no direction to be pushed
+// apart along: the link's kernels take (0, SINEW__APART) instead of (xj - xi, yj - yi), so that two
+// particles made at one point separate along +y (j up, i down), deterministically. Its square is a
+// normal float, so the length computed from it is SINEW__APART again. Returns the squared length
+// of the vector the kernel then uses (0 * 0 + SINEW__APART^2 for a coincident pair), computed once.
+#define SINEW__APART 1e-15f
+SINEW_FORCE_INLINE float sinew__apart(float *dx, float *dy)
+{
+    const float d2 = *dx * *dx + *dy * *dy, apart2 = SINEW__APART * SINEW__APART;
+    const bool together = d2 < apart2;
+    *dx = together ? 0.0f : *dx;
+    *dy = together ? SINEW__APART : *dy;
+    return together ? apart2 : d2;
+}
+
+// Length minus the nearest allowed length.
+static inline float sinew__link_error(const sinew__distance *c, const float *x, const float *y)
+{
+    float dx = x[c->j] - x[c->i], dy = y[c->j] - y[c->i];
+    float d = sqrtf(dx * dx + dy * dy);
+    float clamped = d < c->lo ? c->lo : (d > c->hi ? c->hi : d);
+    return d - clamped;
+}
+
+// Smallest denominator d (wi + wj + a) used; see sinew__correction_scale.
+#define SINEW__TINY 1e-20f
+
+// Scale s of the correction (see the top of links.c) from plain values, so that the scalar
+// path and the SIMD lanes run the same arithmetic; updates lambda in the XPBD form.
+// d2 is the squared length of the link's vector, from sinew__apart.
+SINEW_FORCE_INLINE float sinew__correction_scale(float lo, float hi, float stiffness, float compliance, float *restrict lambda,
+                                          float d2, float wij, float inv_h2, bool xpbd)
+{
+    float d = sqrtf(d2);
+    float clamped = d < lo ? lo : (d > hi ? hi : d);
+    float num = d - clamped;
+    float denom = wij;
+    if (xpbd) {
+        float a = compliance * inv_h2;
+        num += a * *lambda;
+        denom += a;
+    }
+    // Total weight 0 (wij = wi + wj = 0): the clamp keeps s finite and the correction, s dx times a
+    // weight, is exactly zero. No branch. (Coincident ends never come here: see sinew__apart.)
+    float q = d * denom;
+    q = q > SINEW__TINY ? q : SINEW__TINY;
+    float s = stiffness * num / q;
+    if (xpbd) {
+        *lambda -= s * d;
+    }
+    return s;
+}
+
+// 1 when the length of (dx, dy) is outside [lo, hi], else 0: compared squared, no square root.
+SINEW_FORCE_INLINE float sinew__active_of(float lo, float hi, float dx, float dy)
+{
+    const float d2 = dx * dx + dy * dy;
+    return (d2 < lo * lo) | (d2 > hi * hi) ? 1.0f : 0.0f;
+}

@@ -1,0 +1,66 @@
+// AVX2 helpers for the files with SIMD kernels (links.c, contact.c, particle.c), and only those:
+// <immintrin.h> stays out of the rest of the engine. Never installed.
+#pragma once
+
+#include "links.h"
+
+#if SINEW__X86
+#include <immintrin.h>
+
+// The eight links from c, transposed into lanes: unpacking {i, j, lo, hi} yields lanes
+// 0 2 4 6 1 3 5 7, which one permutation puts back.
+SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__links_load8(const sinew__distance *c, __m256i *i,
+                                                                                 __m256i *j, __m256 *lo, __m256 *hi)
+{
+    const __m256i *v = (const __m256i *)c;
+    const __m256i c01 = _mm256_loadu_si256(v), c23 = _mm256_loadu_si256(v + 1);
+    const __m256i c45 = _mm256_loadu_si256(v + 2), c67 = _mm256_loadu_si256(v + 3);
+    const __m256i ij_lo = _mm256_unpacklo_epi32(c01, c23), ij_hi = _mm256_unpacklo_epi32(c45, c67);
+    const __m256i lh_lo = _mm256_unpackhi_epi32(c01, c23), lh_hi = _mm256_unpackhi_epi32(c45, c67);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    *i = _mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(ij_lo, ij_hi), order);
+    *j = _mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(ij_lo, ij_hi), order);
+    *lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpacklo_epi64(lh_lo, lh_hi), order));
+    *hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(_mm256_unpackhi_epi64(lh_lo, lh_hi), order));
+}
+
+// Transposes eight rows of eight floats in place: row l holding lane l's eight values becomes
+// row c holding value c of every lane, and back.
+SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__transpose8(__m256 r[8])
+{
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xee);
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xee);
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xee);
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xee);
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+// clamp(d, lo, hi) as sinew__link_error computes it (`d < lo ? lo : (d > hi ? hi : d)`), NaN included.
+// sinew__apart on eight lanes.
+SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__apart8(__m256 *dx, __m256 *dy)
+{
+    const __m256 apart = _mm256_set1_ps(SINEW__APART), apart2 = _mm256_set1_ps(SINEW__APART * SINEW__APART);
+    const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(*dx, *dx), _mm256_mul_ps(*dy, *dy));
+    const __m256 together = _mm256_cmp_ps(d2, apart2, _CMP_LT_OQ);
+    *dx = _mm256_andnot_ps(together, *dx);
+    *dy = _mm256_blendv_ps(*dy, apart, together);
+    return _mm256_blendv_ps(d2, apart2, together);
+}
+
+SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__clamp8(__m256 d, __m256 lo, __m256 hi)
+{
+    const __m256 upper = _mm256_blendv_ps(d, hi, _mm256_cmp_ps(d, hi, _CMP_GT_OQ));
+    return _mm256_blendv_ps(upper, lo, _mm256_cmp_ps(d, lo, _CMP_LT_OQ));
+}
+#endif
