@@ -346,28 +346,11 @@ static sinew_vec2 closest_on_segment(sinew_vec2 p, sinew_vec2 a, sinew_vec2 b)
     return sinew_vec2_mul_add(a, t, ab);
 }
 
-// A contact plane for a particle at p of radius r against the collider, if they overlap.
-typedef struct plane_hit {
-    float nx, ny, offset;
-} plane_hit;
-
-// The half-plane case of contact(): `margin` already includes the speculative part.
-SINEW_FORCE_INLINE bool plane_contact(const sinew__collider *c, sinew_vec2 p, float r, float margin, plane_hit *hit)
-{
-    if (c->nx * p.x + c->ny * p.y - c->offset >= r + margin) {
-        return false;
-    }
-    *hit = (plane_hit){c->nx, c->ny, c->offset + r};
-    return true;
-}
-
-// Speculative like particle contacts: made within SINEW__CONTACT_REACH times the particle's radius
-// plus `margin` (m; INFINITY: always, for a contact found before).
-static bool contact(const sinew__collider *c, sinew_vec2 p, float r, float margin, plane_hit *hit)
+bool sinew__collider_plane(const sinew__collider *c, sinew_vec2 p, float r, float margin, sinew__plane_hit *hit)
 {
     margin += r * (SINEW__CONTACT_REACH - 1.0f);
     if (c->type == SINEW_COLLIDER_PLANE) {
-        return plane_contact(c, p, r, margin, hit);
+        return sinew__half_plane_contact(c, p, r, margin, hit);
     }
     const int m = c->vertex_count;
     const float reach = c->radius + r;
@@ -382,7 +365,7 @@ static bool contact(const sinew__collider *c, sinew_vec2 p, float r, float margi
             }
         }
         if (best <= 0.0f) {
-            *hit = (plane_hit){c->n[face].x, c->n[face].y, sinew_vec2_dot(c->n[face], c->v[face]) + reach};
+            *hit = (sinew__plane_hit){c->n[face].x, c->n[face].y, sinew_vec2_dot(c->n[face], c->v[face]) + reach};
             return true;
         }
     }
@@ -403,7 +386,7 @@ static bool contact(const sinew__collider *c, sinew_vec2 p, float r, float margi
     float d = sqrtf(best2);
     sinew_vec2 n = d > 0.0f ? sinew_vec2_scale(sinew_vec2_sub(p, q), 1.0f / d)
                             : (m == 2 ? c->n[0] : sinew_vec2_make(0.0f, 1.0f));
-    *hit = (plane_hit){n.x, n.y, sinew_vec2_dot(n, q) + reach};
+    *hit = (sinew__plane_hit){n.x, n.y, sinew_vec2_dot(n, q) + reach};
     return true;
 }
 
@@ -437,14 +420,13 @@ static bool ray_circle(sinew_vec2 a, sinew_vec2 d, sinew_vec2 center, float radi
     return true;
 }
 
-// Sweeps a particle of radius r from a to b against the collider: the entry plane, if it enters.
-static bool sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, plane_hit *hit)
+bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, sinew__plane_hit *hit)
 {
     sinew_vec2 d = sinew_vec2_sub(b, a);
     if (c->type == SINEW_COLLIDER_PLANE) {
         float s0 = c->nx * a.x + c->ny * a.y - c->offset, s1 = c->nx * b.x + c->ny * b.y - c->offset;
         if (s0 >= r * (1.0f - SINEW__SWEEP_SLOP) && s1 < r) {
-            *hit = (plane_hit){c->nx, c->ny, c->offset + r};
+            *hit = (sinew__plane_hit){c->nx, c->ny, c->offset + r};
             return true;
         }
         return false;
@@ -490,300 +472,6 @@ static bool sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r,
     if (best > 1.0f) {
         return false;
     }
-    *hit = (plane_hit){n.x, n.y, sinew_vec2_dot(n, at)};
+    *hit = (sinew__plane_hit){n.x, n.y, sinew_vec2_dot(n, at)};
     return true;
 }
-
-// ---- particle-collider contacts ---------------------------------------------------------------
-
-static sinew_status planes_resize(sinew_world *world, int new_capacity)
-{
-    sinew__planes *q = &world->planes;
-    sinew__field fields[] = {
-        {(void **)&q->c, sizeof(sinew__plane_contact)},
-        {(void **)&q->mu_s, sizeof(float)},
-        {(void **)&q->mu_k, sizeof(float)},
-        {(void **)&q->collider, sizeof(int32_t)},
-    };
-    sinew_status s = sinew__block_resize(world, &q->block, &q->block_bytes, fields, 4, q->count, new_capacity);
-    if (s == SINEW_OK) {
-        q->capacity = new_capacity;
-    }
-    return s;
-}
-
-static void planes_free(sinew_world *world)
-{
-    sinew__free(world, world->planes.block, world->planes.block_bytes);
-    memset(&world->planes, 0, sizeof world->planes);
-}
-
-static void emit(sinew_world *world, int i, const sinew__collider *c, const plane_hit *hit)
-{
-    sinew__planes *q = &world->planes;
-    if (q->count == q->capacity) {
-        int cap = sinew__grow_capacity(q->capacity, q->count + 1);
-        if (cap < 0 || planes_resize(world, cap) != SINEW_OK) {
-            world->dropped_contacts += 1;
-            return;
-        }
-    }
-    const sinew__particles *p = &world->particles;
-    const int k = q->count++;
-    q->c[k] = (sinew__plane_contact){i, hit->nx, hit->ny, hit->offset};
-    q->mu_s[k] = p->mu_s[i] * c->mu_s; // both square roots: sqrt(a b)
-    q->mu_k[k] = p->mu_k[i] * c->mu_k;
-    q->collider[k] = (int32_t)(c - world->colliders.c);
-}
-
-// How far particle i moved in this sub-step (m).
-static float moved_of(const sinew__particles *p, int i)
-{
-    return sinew_vec2_length(sinew_vec2_sub(sinew_vec2_make(p->x[i], p->y[i]), sinew_vec2_make(p->px[i], p->py[i])));
-}
-
-// The contact plane of particle i against collider c at the current positions: a particle that
-// moved more than its radius in this sub-step could have skipped a thin collider, and is swept
-// from where the sub-step began.
-static bool find_plane(const sinew__particles *p, int i, float moved, const sinew__collider *c, float margin,
-                       plane_hit *hit)
-{
-    const sinew_vec2 at = {p->x[i], p->y[i]}, from = {p->px[i], p->py[i]};
-    const float r = p->radius[i];
-    return (moved > r && sweep(c, from, at, r, hit)) || contact(c, at, r, margin, hit);
-}
-
-// When every collider is a half-plane (a box, the common case): marks in near_plane, in passes
-// the compiler vectorises, the particles that may get a contact: those that moved about their
-// radius or more (swept), and those near a plane they collide with. Both tests are looser than
-// the exact ones of sinew__planes_find, which then runs on the marked particles only. False when
-// some collider is not a half-plane (nothing is marked).
-static bool mark_near_planes(sinew_world *world, float margin)
-{
-    const sinew__colliders *cs = &world->colliders;
-    for (int k = 0; k < cs->count; ++k) {
-        if (cs->c[k].type != SINEW_COLLIDER_PLANE) {
-            return false;
-        }
-    }
-    sinew__particles *p = &world->particles;
-    const int n = p->count;
-    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
-    const float *restrict r = p->radius;
-    const uint32_t *restrict group = p->group, *restrict mask = p->mask;
-    uint8_t *restrict near = p->near_plane;
-    for (int i = 0; i < n; ++i) {
-        const float mx = x[i] - px[i], my = y[i] - py[i];
-        near[i] = (uint8_t)(mx * mx + my * my > 0.99f * r[i] * r[i]);
-    }
-    for (int k = 0; k < cs->count; ++k) {
-        const sinew__collider c = cs->c[k];
-        for (int i = 0; i < n; ++i) {
-            const float reach = (r[i] + margin + r[i] * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
-            const bool close = !(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close, as in plane_contact
-            const bool meets = (c.group & mask[i]) != 0u && (group[i] & c.mask) != 0u;
-            near[i] |= (uint8_t)(close & meets);
-        }
-    }
-    return true;
-}
-
-void sinew__planes_find(sinew_world *world, float margin)
-{
-    sinew__planes *q = &world->planes;
-    const sinew__particles *p = &world->particles;
-    const sinew__colliders *cs = &world->colliders;
-    q->count = 0;
-    if (cs->count == 0) {
-        return;
-    }
-    const bool marked = mark_near_planes(world, margin);
-    for (int i = 0; i < p->count; ++i) {
-        if ((marked && !p->near_plane[i]) || (p->flags[i] & SINEW_PARTICLE_COLLIDES) == 0u || p->w[i] == 0.0f) {
-            continue; // immovable particles need no collider contact
-        }
-        const sinew_vec2 at = {p->x[i], p->y[i]};
-        const float r = p->radius[i];
-        const float moved = moved_of(p, i);
-        // What the polygon bound test must allow for: the reach, the margin, and a sweep.
-        const float reach = (r + (moved > r ? moved : 0.0f)) * SINEW__CONTACT_REACH + margin;
-        // A half-plane against a particle that needs no sweep, the common case, without the calls.
-        const float plane_margin = margin + r * (SINEW__CONTACT_REACH - 1.0f);
-        for (int k = 0; k < cs->count; ++k) {
-            const sinew__collider *c = &cs->c[k];
-            if ((c->group & p->mask[i]) == 0u || (p->group[i] & c->mask) == 0u) {
-                continue;
-            }
-            plane_hit hit;
-            if (c->type == SINEW_COLLIDER_PLANE && !(moved > r)) {
-                if (plane_contact(c, at, r, plane_margin, &hit)) {
-                    emit(world, i, c, &hit);
-                }
-                continue;
-            }
-            if (c->type == SINEW_COLLIDER_POLYGON &&
-                (at.x + reach < c->minx || at.x - reach > c->maxx || at.y + reach < c->miny || at.y - reach > c->maxy)) {
-                continue;
-            }
-            if (find_plane(p, i, moved, c, margin, &hit)) {
-                emit(world, i, c, &hit);
-            }
-        }
-    }
-}
-
-void sinew__planes_refresh(sinew_world *world)
-{
-    sinew__planes *q = &world->planes;
-    const sinew__collider *cs = world->colliders.c;
-    for (int m = 0; m < q->count; ++m) {
-        const sinew__collider *c = &cs[q->collider[m]];
-        plane_hit hit;
-        const int i = q->c[m].i;
-        if (c->type != SINEW_COLLIDER_PLANE && find_plane(&world->particles, i, moved_of(&world->particles, i), c, INFINITY, &hit)) {
-            q->c[m].nx = hit.nx;
-            q->c[m].ny = hit.ny;
-            q->c[m].offset = hit.offset;
-        }
-    }
-}
-
-static void planes_project(sinew_world *world, bool backward)
-{
-    const sinew__planes *q = &world->planes;
-    float *x = world->particles.x, *y = world->particles.y;
-    const int n = q->count;
-    for (int m = 0; m < n; ++m) {
-        const sinew__plane_contact *c = &q->c[backward ? n - 1 - m : m];
-        float s = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
-        s = s > 0.0f ? s : 0.0f; // only pushes out
-        x[c->i] += c->nx * s;
-        y[c->i] += c->ny * s;
-    }
-}
-
-static void planes_count_active(sinew_world *world)
-{
-    const sinew__planes *q = &world->planes;
-    const float *x = world->particles.x, *y = world->particles.y;
-    float *n = world->particles.inv_n;
-    for (int m = 0; m < q->count; ++m) {
-        const sinew__plane_contact *c = &q->c[m];
-        n[c->i] += c->offset - (c->nx * x[c->i] + c->ny * y[c->i]) > 0.0f ? 1.0f : 0.0f;
-    }
-}
-
-static void planes_accumulate(sinew_world *world, float omega)
-{
-    const sinew__planes *q = &world->planes;
-    const float *x = world->particles.x, *y = world->particles.y;
-    const float *inv_n = world->particles.inv_n;
-    sinew__jacobi_sum *acc = world->particles.acc;
-    for (int m = 0; m < q->count; ++m) {
-        const sinew__plane_contact *c = &q->c[m];
-        float s = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
-        s = s > 0.0f ? omega * inv_n[c->i] * s : 0.0f;
-        acc[c->i].dx += (double)(c->nx * s);
-        acc[c->i].dy += (double)(c->ny * s);
-    }
-}
-
-static void planes_error(const sinew_world *world, float *max_error, double *sum_sq)
-{
-    const sinew__planes *q = &world->planes;
-    const float *x = world->particles.x, *y = world->particles.y;
-    float mx = 0.0f;
-    double sq = 0.0;
-    for (int m = 0; m < q->count; ++m) {
-        const sinew__plane_contact *c = &q->c[m];
-        float e = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
-        e = e > 0.0f ? e : (e <= 0.0f ? 0.0f : e); // keeps NaN
-        mx = !(e <= mx) ? e : mx;
-        sq += (double)e * e;
-    }
-    *max_error = mx;
-    *sum_sq = sq;
-}
-
-// 1 when contact m was within the contact reach before the solve of the sub-step (at px + dx0 of
-// the particle's motion record), as a contact found in that sub-step is: only those respond, not
-// those found ahead with a motion margin. (Unlike particle pairs, see in_play in contact.c, a near collider does not
-// make a pile sticky; limiting it to touching contacts was measured to unsettle Jacobi piles.)
-static float plane_in_reach(const sinew_world *world, int m)
-{
-    const sinew__plane_contact *c = &world->planes.c[m];
-    const sinew__particles *p = &world->particles;
-    const int i = c->i;
-    const sinew__motion *mo = &p->motion[i];
-    const float gap = c->nx * (mo->px + mo->dx0) + c->ny * (mo->py + mo->dy0) - c->offset;
-    return gap < p->radius[i] * (SINEW__CONTACT_REACH - 1.0f) ? 1.0f : 0.0f;
-}
-
-void sinew__planes_respond(sinew_world *world, bool jacobi)
-{
-    const sinew__planes *q = &world->planes;
-    sinew__particles *p = &world->particles;
-    for (int m = 0; m < q->count; ++m) {
-        const sinew__plane_contact *c = &q->c[m];
-        const int i = c->i;
-        float fx, fy, vx, vy; // the collider does not move: relative motion is the particle's
-        const sinew__motion *mo = &p->motion[i];
-        sinew__contact_response(c->nx, c->ny, mo->dx0, mo->dy0, p->dx[i], p->dy[i], q->mu_s[m], q->mu_k[m], &fx, &fy,
-                                &vx, &vy);
-        const float share = plane_in_reach(world, m) * (jacobi ? p->inv_n[i] : 1.0f);
-        if (jacobi) {
-            p->acc[i].dx += (double)(share * vx);
-            p->acc[i].dy += (double)(share * vy);
-            p->acc2[i].dx += (double)(share * fx);
-            p->acc2[i].dy += (double)(share * fy);
-        } else {
-            p->dx[i] += share * vx;
-            p->dy[i] += share * vy;
-            p->x[i] += share * fx;
-            p->y[i] += share * fy;
-        }
-    }
-}
-
-void sinew__planes_count(sinew_world *world)
-{
-    const sinew__planes *q = &world->planes;
-    for (int m = 0; m < q->count; ++m) {
-        world->particles.inv_n[q->c[m].i] += plane_in_reach(world, m);
-    }
-}
-
-static int planes_count(const sinew_world *world) { return world->planes.count; }
-
-static void planes_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
-{
-    (void)inv_h2;
-    (void)shuffled;
-    planes_project(world, backward);
-}
-
-static void planes_count_all(sinew_world *world, float inv_h2)
-{
-    (void)inv_h2;
-    planes_count_active(world);
-}
-
-static bool planes_accumulate_all(sinew_world *world, float inv_h2, float omega)
-{
-    (void)inv_h2;
-    planes_accumulate(world, omega);
-    return world->planes.count > 0;
-}
-
-// Collider contacts are found again at every step's first sub-step, like particle contacts.
-const sinew__kind_ops sinew__collider_kind = {
-    .kind = SINEW_KIND_COLLIDER,
-    .count = planes_count,
-    .begin_substep = NULL,
-    .project = planes_project_any,
-    .count_active = planes_count_all,
-    .accumulate = planes_accumulate_all,
-    .error = planes_error,
-    .remove_particle = NULL,
-    .free = planes_free,
-};

@@ -29,19 +29,19 @@ typedef struct sinew__contacts {
 } sinew__contacts;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.
-typedef struct sinew__plane_contact {
+typedef struct sinew__collider_contact {
     int32_t i;
     float nx, ny, offset;
-} sinew__plane_contact;
+} sinew__collider_contact;
 
-typedef struct sinew__planes {
+typedef struct sinew__collider_contacts {
     void *block;
     size_t block_bytes;
     int capacity, count;
-    sinew__plane_contact *c;
+    sinew__collider_contact *c;
     float *mu_s, *mu_k;
-    int32_t *collider;      // index in colliders.c, for sinew__planes_refresh
-} sinew__planes;
+    int32_t *collider;      // index in colliders.c, for sinew__collider_contacts_refresh
+} sinew__collider_contacts;
 
 // A static collider: a half-plane, or a convex polygon (1 vertex = disc, 2 = capsule) rounded
 // by `radius`, vertices counter-clockwise, edge k from v[k] to v[k + 1] with outward normal n[k].
@@ -63,6 +63,29 @@ typedef struct sinew__colliders {
     int count;
     sinew__collider *c;
 } sinew__colliders;
+
+// A contact plane for a particle against a collider: dot(n, x) >= offset keeps it out.
+typedef struct sinew__plane_hit {
+    float nx, ny, offset;
+} sinew__plane_hit;
+
+// The half-plane case of sinew__collider_plane: `margin` already includes the speculative part.
+SINEW_FORCE_INLINE bool sinew__half_plane_contact(const sinew__collider *c, sinew_vec2 p, float r, float margin,
+                                                  sinew__plane_hit *hit)
+{
+    if (c->nx * p.x + c->ny * p.y - c->offset >= r + margin) {
+        return false;
+    }
+    *hit = (sinew__plane_hit){c->nx, c->ny, c->offset + r};
+    return true;
+}
+
+// collider.c: the contact plane of a particle at p of radius r against collider c, if they are
+// within SINEW__CONTACT_REACH times r plus `margin` (m; INFINITY: always, for a contact found
+// before), as particle contacts are speculative.
+bool sinew__collider_plane(const sinew__collider *c, sinew_vec2 p, float r, float margin, sinew__plane_hit *hit);
+// Sweeps a particle of radius r from a to b against collider c: the entry plane, if it enters.
+bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, sinew__plane_hit *hit);
 
 // Uniform grid over the colliding particles, rebuilt by counting sort every sub-step.
 typedef struct sinew__grid {
@@ -162,10 +185,10 @@ void sinew__contacts_count(sinew_world *world);
 
 // collider.c: static colliders and particle-collider contacts.
 // Finds the contacts of every particle within `margin` (m) beyond the contact reach of a collider.
-void sinew__planes_find(sinew_world *world, float margin);
+void sinew__collider_contacts_find(sinew_world *world, float margin);
 // Recomputes, at the current positions, the contact planes of curved or finite colliders found
-// by an earlier sinew__planes_find (a half-plane's never changes).
-void sinew__planes_refresh(sinew_world *world);
-void sinew__planes_respond(sinew_world *world, bool jacobi);
-void sinew__planes_count(sinew_world *world);
+// by an earlier sinew__collider_contacts_find (a half-plane's never changes).
+void sinew__collider_contacts_refresh(sinew_world *world);
+void sinew__collider_contacts_respond(sinew_world *world, bool jacobi);
+void sinew__collider_contacts_count(sinew_world *world);
 void sinew__colliders_free(sinew_world *world);

@@ -44,7 +44,7 @@ typedef struct sinew__particles {
     double *jacobi_x, *jacobi_y; // Jacobi: the sums of the distance constraints' terms (zero between iterations)
     float *grad_x, *grad_y; // scratch of the area constraints (their gradients)
     sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
-    uint8_t *near_plane;    // scratch of sinew__planes_find: may have a collider contact
+    uint8_t *near_plane;    // scratch of sinew__collider_contacts_find: may have a collider contact
     sinew__jacobi_sum *acc;
     sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if

@@ -173,15 +173,15 @@ static void respond_to_contacts(sinew_world *world, bool jacobi)
             sinew__contacts_respond(world, false);
             sinew__particles_unpack_motion(world);
         }
-        sinew__planes_respond(world, false);
+        sinew__collider_contacts_respond(world, false);
         return;
     }
     memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
     sinew__contacts_count(world);
-    sinew__planes_count(world);
+    sinew__collider_contacts_count(world);
     invert_counts(world);
     sinew__contacts_respond(world, true);
-    sinew__planes_respond(world, true);
+    sinew__collider_contacts_respond(world, true);
     for (int i = 0; i < p->count; ++i) {
         p->dx[i] += (float)p->acc[i].dx;
         p->dy[i] += (float)p->acc[i].dy;
@@ -268,10 +268,10 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             // and the contacts are found again after them.
             find_contacts(world, !jacobi, solver.substeps - 1 - s, extra);
             covered = s + world->grid.ahead;
-            sinew__planes_find(world, world->grid.ahead > 0 ? 2.0f * world->grid.margin : 0.0f);
+            sinew__collider_contacts_find(world, world->grid.ahead > 0 ? 2.0f * world->grid.margin : 0.0f);
         } else {
             sinew__contacts_promote(world);
-            sinew__planes_refresh(world);
+            sinew__collider_contacts_refresh(world);
         }
         if (recording) {
             record(world, s, 0);
@@ -286,7 +286,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 record(world, s, it + 1);
             }
         }
-        const bool contacts = world->contacts.l.count > 0 || world->planes.count > 0;
+        const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
         reset += sinew__particles_finish_substep(world, contacts);
         if (contacts) {
             respond_to_contacts(world, jacobi);

@@ -32,7 +32,7 @@ struct sinew_world {
     sinew__angles angles;
     sinew__colliders colliders;
     sinew__contacts contacts;
-    sinew__planes planes;
+    sinew__collider_contacts collider_contacts;
     sinew__grid grid;
     int dropped_contacts;  // this step
     void *tears_block;     // torn links of the last step; room for every tearable link
