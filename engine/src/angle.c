@@ -30,7 +30,6 @@ static void angles_free(sinew_world *world)
     sinew__angles *a = &world->angles;
     sinew__store_free(world, &a->store);
     memset(a, 0, sizeof *a);
-    a->store.ids.free_head = UINT32_MAX;
 }
 
 static sinew_status check_limits(const sinew_world *world, float min, float max)

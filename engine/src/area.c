@@ -50,7 +50,6 @@ static void areas_free(sinew_world *world)
     sinew__store_free(world, &a->store);
     sinew__free(world, a->pool_block, a->pool_bytes);
     memset(a, 0, sizeof *a);
-    a->store.ids.free_head = UINT32_MAX;
 }
 
 // Signed area of a ring given by particle indices.

@@ -30,7 +30,6 @@ void sinew__colliders_free(sinew_world *world)
 {
     sinew__store_free(world, &world->colliders.store);
     memset(&world->colliders, 0, sizeof world->colliders);
-    world->colliders.store.ids.free_head = UINT32_MAX;
 }
 
 static sinew_status check_def(const sinew_world *world, const sinew_collider_def *def)

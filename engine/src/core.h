@@ -33,7 +33,7 @@ typedef struct sinew__id_pool {
     uint32_t *dense;      // per slot: dense index, or SINEW__FREE_BIT | next free slot
     uint32_t capacity;    // slots allocated
     uint32_t used;        // slots ever handed out
-    uint32_t free_head;   // first free slot, or UINT32_MAX
+    uint32_t free_head;   // first free slot + 1, or 0 for none: an all-zero pool is an empty one
 } sinew__id_pool;
 
 #define SINEW__FREE_BIT 0x80000000u

@@ -53,7 +53,6 @@ static void distances_free(sinew_world *world)
     world->tear_count = world->tear_capacity = 0;
     sinew__store_free(world, &world->distances.store);
     memset(&world->distances, 0, sizeof world->distances);
-    world->distances.store.ids.free_head = UINT32_MAX;
 }
 
 // Checks rest, mode, stiffness and compliance of a def; resolves lo/hi for particle indices i, j.

@@ -1,10 +1,13 @@
 // Stable ids {slot + 1, generation} over dense arrays that move elements when one is removed.
 #include "world_internal.h"
 
+// The end of the free list, as the next slot of a free slot's dense entry.
+#define SINEW__NO_SLOT (UINT32_MAX & ~SINEW__FREE_BIT)
+
 sinew_status sinew__id_reserve(sinew_world *world, sinew__id_pool *pool)
 {
     // A free slot exists, or room for one more.
-    if (pool->free_head != UINT32_MAX || pool->used < pool->capacity) {
+    if (pool->free_head != 0u || pool->used < pool->capacity) {
         return SINEW_OK;
     }
     int cap = sinew__grow_capacity((int)pool->capacity, (int)pool->used + 1);
@@ -25,10 +28,10 @@ sinew_status sinew__id_reserve(sinew_world *world, sinew__id_pool *pool)
 uint32_t sinew__id_take(sinew__id_pool *pool, uint32_t dense)
 {
     uint32_t slot;
-    if (pool->free_head != UINT32_MAX) {
-        slot = pool->free_head;
+    if (pool->free_head != 0u) {
+        slot = pool->free_head - 1u;
         uint32_t next = pool->dense[slot] & ~SINEW__FREE_BIT;
-        pool->free_head = next == (UINT32_MAX & ~SINEW__FREE_BIT) ? UINT32_MAX : next;
+        pool->free_head = next == SINEW__NO_SLOT ? 0u : next + 1u;
     } else {
         slot = pool->used++;
         pool->generation[slot] = 1u;
@@ -43,9 +46,9 @@ void sinew__id_release(sinew__id_pool *pool, uint32_t slot)
     if (pool->generation[slot] == 0u) {
         pool->generation[slot] = 1u; // generation 0 is never issued
     }
-    uint32_t next = pool->free_head == UINT32_MAX ? (UINT32_MAX & ~SINEW__FREE_BIT) : pool->free_head;
+    uint32_t next = pool->free_head == 0u ? SINEW__NO_SLOT : pool->free_head - 1u;
     pool->dense[slot] = SINEW__FREE_BIT | next;
-    pool->free_head = slot;
+    pool->free_head = slot + 1u;
 }
 
 int sinew__id_lookup(const sinew__id_pool *pool, uint32_t index1, uint32_t generation)
@@ -65,5 +68,4 @@ void sinew__id_pool_free(sinew_world *world, sinew__id_pool *pool)
 {
     sinew__free(world, pool->block, pool->block_bytes);
     *pool = (sinew__id_pool){0};
-    pool->free_head = UINT32_MAX;
 }

@@ -57,7 +57,6 @@ void sinew__particles_free(sinew_world *world)
 {
     sinew__store_free(world, &world->particles.store);
     memset(&world->particles, 0, sizeof world->particles);
-    world->particles.store.ids.free_head = UINT32_MAX;
 }
 
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id)

@@ -34,7 +34,6 @@ static void pins_free(sinew_world *world)
 {
     sinew__store_free(world, &world->pins.store);
     memset(&world->pins, 0, sizeof world->pins);
-    world->pins.store.ids.free_head = UINT32_MAX;
 }
 
 static sinew_status check_stiffness(const sinew_world *world, float stiffness, float compliance)

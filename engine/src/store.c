@@ -72,5 +72,4 @@ void sinew__store_free(sinew_world *world, sinew__store *s)
     sinew__free(world, s->block, s->block_bytes);
     sinew__id_pool_free(world, &s->ids);
     memset(s, 0, sizeof *s);
-    s->ids.free_head = UINT32_MAX;
 }

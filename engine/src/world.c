@@ -106,12 +106,6 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     w->max_particles = def.max_particles;
     w->max_constraints = def.max_constraints;
     w->h_prev = (1.0f / 60.0f) / (float)def.solver.substeps;
-    w->particles.store.ids.free_head = UINT32_MAX;
-    w->distances.store.ids.free_head = UINT32_MAX;
-    w->pins.store.ids.free_head = UINT32_MAX;
-    w->colliders.store.ids.free_head = UINT32_MAX;
-    w->areas.store.ids.free_head = UINT32_MAX;
-    w->angles.store.ids.free_head = UINT32_MAX;
     w->skip_linked_pairs = def.skip_linked_pairs;
 #if SINEW__X86
     __builtin_cpu_init();
