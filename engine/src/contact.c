@@ -313,6 +313,30 @@ SINEW_FORCE_INLINE void set_response(sinew__contacts *restrict k, const sinew__p
     k->mu_k[m] = p->mu_k[i] * p->mu_k[j];
 }
 
+// Whether every colliding particle has the same weight and frictions (a pile of one kind of
+// ball); *w, *mu_s and *mu_k are then theirs (the frictions as square roots). False when none
+// collides.
+static bool one_material(const sinew__particles *p, float *w, float *mu_s, float *mu_k)
+{
+    const uint32_t *restrict flags = p->flags;
+    const float *restrict pw = p->w, *restrict ps = p->mu_s, *restrict pk = p->mu_k;
+    float min_w = INFINITY, max_w = -INFINITY, min_s = INFINITY, max_s = -INFINITY, min_k = INFINITY, max_k = -INFINITY;
+    for (int i = 0; i < p->count; ++i) {
+        if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
+            min_w = pw[i] < min_w ? pw[i] : min_w;
+            max_w = pw[i] > max_w ? pw[i] : max_w;
+            min_s = ps[i] < min_s ? ps[i] : min_s;
+            max_s = ps[i] > max_s ? ps[i] : max_s;
+            min_k = pk[i] < min_k ? pk[i] : min_k;
+            max_k = pk[i] > max_k ? pk[i] : max_k;
+        }
+    }
+    *w = min_w;
+    *mu_s = min_s;
+    *mu_k = min_k;
+    return min_w == max_w && min_s == max_s && min_k == max_k;
+}
+
 void sinew__contacts_find(sinew_world *world, bool color)
 {
     sinew__contacts *k = &world->contacts;
@@ -340,12 +364,13 @@ void sinew__contacts_find(sinew_world *world, bool color)
     }
     // One kind of ball: the shares and frictions are the same for every contact (and set_response
     // would give each the same bits).
-    k->one_material = g->one_material;
+    float w, mu_s, mu_k;
+    k->one_material = one_material(p, &w, &mu_s, &mu_k);
     if (k->one_material) {
-        const float inv_ws = 1.0f / (g->w + g->w + SINEW__GUARD);
-        k->one_share = g->w * inv_ws;
-        k->one_mu_s = g->mu_s * g->mu_s;
-        k->one_mu_k = g->mu_k * g->mu_k;
+        const float inv_ws = 1.0f / (w + w + SINEW__GUARD);
+        k->one_share = w * inv_ws;
+        k->one_mu_s = mu_s * mu_s;
+        k->one_mu_k = mu_k * mu_k;
         return;
     }
     for (int m = 0; m < s.count; ++m) {

@@ -99,10 +99,6 @@ typedef struct sinew__grid {
     float margin;          // how far any particle may move towards another before contacts are
                            // found again (m); see sinew__grid_build
     int ahead;             // further sub-steps the last build's margin covers (0: this one only)
-    // Whether every colliding particle had the same weight and frictions at the last build (a pile
-    // of one kind of ball); w, mu_s and mu_k are then theirs (the frictions as square roots).
-    bool one_material;
-    float w, mu_s, mu_k;
     int sorted_count;
     bool valid;            // matches the particle indices (no create or destroy since)
     bool fresh;            // built at the current positions (cleared by a step and by set_position)

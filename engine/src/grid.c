@@ -44,8 +44,6 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     const uint32_t *restrict flags = p->flags;
     float minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY, maxr = 0.0f;
     float min_dx = INFINITY, min_dy = INFINITY, max_dx = -INFINITY, max_dy = -INFINITY;
-    const float *restrict pw = p->w, *restrict mu_s = p->mu_s, *restrict mu_k = p->mu_k;
-    float min_w = INFINITY, max_w = -INFINITY, min_s = INFINITY, max_s = -INFINITY, min_k = INFINITY, max_k = -INFINITY;
     int m = 0;
     for (int i = 0; i < n; ++i) {
         if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
@@ -58,12 +56,6 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
             max_dx = dx[i] > max_dx ? dx[i] : max_dx;
             min_dy = dy[i] < min_dy ? dy[i] : min_dy;
             max_dy = dy[i] > max_dy ? dy[i] : max_dy;
-            min_w = pw[i] < min_w ? pw[i] : min_w;
-            max_w = pw[i] > max_w ? pw[i] : max_w;
-            min_s = mu_s[i] < min_s ? mu_s[i] : min_s;
-            max_s = mu_s[i] > max_s ? mu_s[i] : max_s;
-            min_k = mu_k[i] < min_k ? mu_k[i] : min_k;
-            max_k = mu_k[i] > max_k ? mu_k[i] : max_k;
             m += 1;
         }
     }
@@ -71,10 +63,6 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     g->sorted_count = 0;
     g->nx = g->ny = 0;
     g->max_radius = maxr;
-    g->one_material = min_w == max_w && min_s == max_s && min_k == max_k; // false when m == 0
-    g->w = min_w;
-    g->mu_s = min_s;
-    g->mu_k = min_k;
     if (m == 0) {
         g->valid = true;
         return true;
