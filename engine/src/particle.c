@@ -17,6 +17,7 @@ sinew_particle_def sinew_default_particle_def(void)
     return def;
 }
 
+// The particles' state: what the store moves when a particle is removed.
 static int particle_fields(void *kind, sinew__field *f)
 {
     sinew__particles *p = kind;
@@ -29,9 +30,18 @@ static int particle_fields(void *kind, sinew__field *f)
         {(void **)&p->flags, sizeof(uint32_t)},   {(void **)&p->user_data, sizeof(void *)},
         {(void **)&p->group, sizeof(uint32_t)},   {(void **)&p->mask, sizeof(uint32_t)},
         {(void **)&p->mu_s, sizeof(float)},       {(void **)&p->mu_k, sizeof(float)},
+    };
+    _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
+    memcpy(f, fields, sizeof fields);
+    return (int)(sizeof fields / sizeof fields[0]);
+}
+
+// The other modules' per-particle scratch (see sinew__particles).
+static int scratch_fields(sinew__particles *p, sinew__field *f)
+{
+    const sinew__field fields[] = {
         {(void **)&p->acc, sizeof(sinew__jacobi_sum)}, {(void **)&p->acc2, sizeof(sinew__jacobi_sum)},
         {(void **)&p->inv_n, sizeof(float)},
-        // Scratch of the step (rebuilt before use; moving it along is harmless):
         {(void **)&p->cell_of, sizeof(uint32_t)}, {(void **)&p->sorted, sizeof(uint32_t)},
         {(void **)&p->cell_x, sizeof(float)},     {(void **)&p->cell_y, sizeof(float)},
         {(void **)&p->cell_r, sizeof(float)},     {(void **)&p->cell_w, sizeof(float)},
@@ -47,15 +57,30 @@ static int particle_fields(void *kind, sinew__field *f)
     return (int)(sizeof fields / sizeof fields[0]);
 }
 
-sinew_status sinew__particles_reserve(sinew_world *world, int capacity)
+// Room for `needed` particles and their scratch. On failure the particles are unchanged (an
+// OUT_OF_MEMORY may keep a store grown before the scratch could follow; the next reserve grows
+// the scratch then).
+static sinew_status reserve(sinew_world *world, int needed)
 {
     sinew__particles *p = &world->particles;
-    return sinew__store_reserve(world, &p->store, p, particle_fields, p->count, capacity);
+    sinew_status s = sinew__store_reserve(world, &p->store, p, particle_fields, p->count, needed);
+    if (s == SINEW_OK && p->scratch_capacity < p->store.capacity) {
+        sinew__field f[SINEW__MAX_FIELDS];
+        const int n = scratch_fields(p, f);
+        s = sinew__block_resize(world, &p->scratch_block, &p->scratch_bytes, f, n, p->count, p->store.capacity);
+        if (s == SINEW_OK) {
+            p->scratch_capacity = p->store.capacity;
+        }
+    }
+    return s;
 }
+
+sinew_status sinew__particles_reserve(sinew_world *world, int capacity) { return reserve(world, capacity); }
 
 void sinew__particles_free(sinew_world *world)
 {
     sinew__store_free(world, &world->particles.store);
+    sinew__free(world, world->particles.scratch_block, world->particles.scratch_bytes);
     memset(&world->particles, 0, sizeof world->particles);
 }
 
@@ -95,7 +120,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (world->max_particles > 0 && p->count >= world->max_particles) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_particle_create: max_particles reached");
     }
-    sinew_status s = sinew__store_reserve(world, &p->store, p, particle_fields, p->count, p->count + 1);
+    sinew_status s = reserve(world, p->count + 1);
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_create: growing the particle store failed");
     }

@@ -16,10 +16,15 @@ typedef struct sinew__motion {
     float x, y, dx, dy, px, py, dx0, dy0;
 } sinew__motion;
 
-// Particle store, one allocation for all arrays.
+// Particle store: the particles' state in the store's block (what a swap-remove moves), and the
+// other modules' per-particle scratch in a block of its own, as large as the store's capacity and
+// never moved by a removal (whoever uses a scratch array rebuilds it, or keeps it zero between uses).
 typedef struct sinew__particles {
     sinew__store store;
     int count;
+    void *scratch_block;
+    size_t scratch_bytes;
+    int scratch_capacity;
     float *x, *y, *px, *py, *ax, *ay, *w, *radius;
     // Displacement over the last sub-step, kept apart from x - px: far from the origin a float
     // position cannot hold g h^2, so velocity derived from rounded positions drifts. The solver's
@@ -27,10 +32,10 @@ typedef struct sinew__particles {
     float *dx, *dy;
     uint32_t *flags;
     void **user_data;
-    // Jacobi sums per particle, in double so that their value, once rounded to float, does not
-    // depend on the order constraints were added in: Jacobi results are order independent.
     uint32_t *group, *mask;
     float *mu_s, *mu_k;  // square roots of the static and kinetic friction (a pair's is the product)
+
+    // ---- scratch (scratch_block) ----
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     uint32_t *cell_of;   // grid cell of the particle, or UINT32_MAX when it does not collide
     uint32_t *sorted;    // particle indices sorted by cell
@@ -45,6 +50,9 @@ typedef struct sinew__particles {
     float *grad_x, *grad_y; // scratch of the area constraints (their gradients)
     sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
     uint8_t *near_plane;    // scratch of sinew__collider_contacts_find: may have a collider contact
+    // Jacobi sums per particle, in double so that their value, once rounded to float, does not
+    // depend on the order constraints were added in: Jacobi results are order independent. Zero
+    // between uses.
     sinew__jacobi_sum *acc;
     sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
