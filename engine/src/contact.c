@@ -201,6 +201,14 @@ static void color_found(sinew_world *world, search *s)
 // SINEW__TILE_CONTACTS, and each tile's contacts go by colour. Tiles are solved one after the
 // other, so a particle's contacts in two tiles never meet in a block. Marks the blocks that lie
 // inside one colour of one tile (all of them independent).
+//
+// Why SINEW__TILE_CONTACTS is 65,536: a tile of a pile touches about 22,000 particles, whose
+// motion records (700 KB) and positions stay in the core's second-level cache while its colours
+// are solved. Measured at 100,000 balls (4 x 1; the CPU was not recorded):
+// tiles of 8,192, 32,768 and 65,536 contacts took 17.0-17.2, 16.5-16.6 and 16.0-16.6 ms per step;
+// one tile for all, 18.0. Small tiles cost settling: at 10,000 balls, 8 x 4, tiles of 8,192
+// raised the median max overlap over twelve lattices from 0.9% to 2.3% of the radius. Such a pile
+// (29,000 contacts) is one tile, in the order of a colour sort of all.
 static void sort_by_color(sinew_world *world)
 {
     sinew__contacts *k = &world->contacts;

@@ -159,13 +159,7 @@ static inline int sinew__grid_cell(float v, float origin, float inv_cell, int n)
 }
 
 // contact.c: particle-particle contacts.
-// Contacts per tile of Gauss-Seidel's order (see sort_by_color in contact.c). A tile of a pile
-// touches about 22,000 particles, whose motion records (700 KB) and positions stay in the core's
-// second-level cache while its colours are solved. Measured at 100,000 balls (4 x 1): tiles of
-// 8,192, 32,768 and 65,536 contacts took 17.0-17.2, 16.5-16.6 and 16.0-16.6 ms per step; one tile
-// for all, 18.0. Small tiles cost settling: at 10,000 balls, 8 x 4, tiles of 8,192 raised the
-// median max overlap over twelve lattices from 0.9% to 2.3% of the radius. Such a pile (29,000
-// contacts) is one tile, in the order of a colour sort of all.
+// Contacts per tile of Gauss-Seidel's order (see sort_by_color in contact.c, and why this size).
 #define SINEW__TILE_CONTACTS 65536
 void sinew__contacts_find(sinew_world *world, bool color);
 // At a sub-step that does not search: moves the pending contacts now within the contact reach (at

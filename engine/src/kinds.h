@@ -101,8 +101,6 @@ typedef struct sinew__kind_ops {
     void (*free)(sinew_world *world);
 } sinew__kind_ops;
 
-extern const sinew__kind_ops sinew__distance_kind, sinew__pin_kind, sinew__contact_kind, sinew__collider_kind,
-    sinew__area_kind, sinew__angle_kind;
 // solver.c: every kind once, in Gauss-Seidel's forward order.
 extern const sinew__kind_ops *const sinew__kinds[SINEW_KIND_COUNT];
 

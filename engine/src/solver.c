@@ -7,6 +7,8 @@
 
 // Gauss-Seidel's forward order: pins and distances first, contacts last, so that non-penetration
 // has the last word (a backward sweep runs the list backward). Jacobi sums in the same order.
+extern const sinew__kind_ops sinew__pin_kind, sinew__distance_kind, sinew__angle_kind, sinew__area_kind,
+    sinew__contact_kind, sinew__collider_kind;
 const sinew__kind_ops *const sinew__kinds[SINEW_KIND_COUNT] = {
     &sinew__pin_kind, &sinew__distance_kind, &sinew__angle_kind,
     &sinew__area_kind, &sinew__contact_kind, &sinew__collider_kind,
