@@ -1,5 +1,5 @@
 // Stable ids {slot + 1, generation} over dense arrays that move elements when one is removed.
-#include "world_internal.h"
+#include "core.h"
 
 // The end of the free list, as the next slot of a free slot's dense entry.
 #define SINEW__NO_SLOT (UINT32_MAX & ~SINEW__FREE_BIT)

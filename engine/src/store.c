@@ -2,7 +2,7 @@
 // last element into the hole. Every kind (particles, each constraint kind, colliders) is one.
 #include <string.h>
 
-#include "world_internal.h"
+#include "core.h"
 
 // The kind's arrays plus the store's own id_slot.
 static int all_fields(sinew__store *s, void *kind, sinew__fields_fn fields, sinew__field *out)
