@@ -20,8 +20,8 @@ static int is_soft(const sinew__angle *a) { return a->stiffness != 1.0f || a->co
 static int angle_fields(void *kind, sinew__field *f)
 {
     sinew__angles *a = kind;
-    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__angle)};
-    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float)};
+    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__angle), false};
+    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true};
     return 2;
 }
 
@@ -308,6 +308,38 @@ static void angles_error(const sinew_world *world, float *max_error, double *sum
     *sum_sq = sq;
 }
 
+// ---- snapshots ----------------------------------------------------------------------------------
+
+static void angles_save(const sinew_world *world, sinew__writer *w)
+{
+    const sinew__angles *a = &world->angles;
+    sinew__store_save(w, &a->store, (void *)a, angle_fields, a->count);
+}
+
+static bool angles_load(sinew_world *world, sinew__reader *r)
+{
+    sinew__angles *a = &world->angles;
+    const int most = world->max_constraints > 0 ? world->max_constraints : INT32_MAX / 2;
+    if (!sinew__store_load(r, world, &a->store, a, angle_fields, &a->count, most)) {
+        return false;
+    }
+    const int n = world->particles.count;
+    const float pi = (float)SINEW_PI;
+    for (int m = 0; m < a->count; ++m) {
+        const sinew__angle *c = &a->c[m];
+        const bool ends = c->i >= 0 && c->i < n && c->j >= 0 && c->j < n && c->k >= 0 && c->k < n && c->i != c->j &&
+                          c->j != c->k && c->i != c->k;
+        const bool ok = ends && c->min >= -pi && c->min <= pi && c->max >= -pi && c->max <= pi &&
+                        c->stiffness >= 0.0f && c->stiffness <= 1.0f && c->compliance >= 0.0f &&
+                        sinew__finite(c->compliance);
+        if (!sinew__expect(r, ok, "snapshot: an angle constraint is out of range")) {
+            return false;
+        }
+        a->soft_count += is_soft(c);
+    }
+    return true;
+}
+
 static int angles_count(const sinew_world *world) { return world->angles.count; }
 
 static void angles_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
@@ -338,4 +370,6 @@ const sinew__kind_ops sinew__angle_kind = {
     .error = angles_error,
     .remove_particle = angles_remove_particle,
     .free = angles_free,
+    .save = angles_save,
+    .load = angles_load,
 };

@@ -21,8 +21,8 @@ static int is_soft(const sinew__area *a) { return a->stiffness != 1.0f || a->com
 static int area_fields(void *kind, sinew__field *f)
 {
     sinew__areas *a = kind;
-    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__area)};
-    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float)};
+    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__area), false};
+    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true};
     return 2;
 }
 
@@ -36,7 +36,7 @@ static sinew_status pool_reserve(sinew_world *world, int needed)
     if (cap < 0) {
         return SINEW_ERR_CAPACITY;
     }
-    sinew__field f[] = {{(void **)&a->idx, sizeof(int32_t)}};
+    sinew__field f[] = {{(void **)&a->idx, sizeof(int32_t), false}};
     sinew_status s = sinew__block_resize(world, &a->pool_block, &a->pool_bytes, f, 1, a->idx_count, cap);
     if (s == SINEW_OK) {
         a->idx_capacity = cap;
@@ -392,6 +392,81 @@ static void areas_error(const sinew_world *world, float *max_error, double *sum_
     *sum_sq = sq;
 }
 
+// ---- snapshots ----------------------------------------------------------------------------------
+
+static void areas_save(const sinew_world *world, sinew__writer *w)
+{
+    const sinew__areas *a = &world->areas;
+    sinew__store_save(w, &a->store, (void *)a, area_fields, a->count);
+    sinew__put_u32(w, (uint32_t)a->idx_count);
+    sinew__put_column(w, a->idx, sizeof(int32_t), a->idx_count);
+}
+
+static bool area_ok(const sinew_world *world, const sinew__area *c)
+{
+    return c->count >= 3 && c->first >= 0 && c->first <= world->areas.idx_count - c->count && sinew__finite(c->rest) &&
+           c->rest > 0.0f && (c->sign == 1.0f || c->sign == -1.0f) && sinew__finite(c->pressure) &&
+           c->pressure > 0.0f && (double)c->pressure * c->rest <= SINEW__MAX_AREA && c->stiffness >= 0.0f &&
+           c->stiffness <= 1.0f && c->compliance >= 0.0f && sinew__finite(c->compliance);
+}
+
+// The rings lie in the pool one after the other, each place of the pool in exactly one ring (the
+// pool is packed: removing a ring moves the ones after it). `owner` has room for idx_count.
+static bool rings_tile_pool(const sinew__areas *a, uint8_t *owner)
+{
+    memset(owner, 0, (size_t)a->idx_count);
+    long long covered = 0;
+    for (int k = 0; k < a->count; ++k) {
+        for (int m = a->c[k].first; m < a->c[k].first + a->c[k].count; ++m) {
+            if (owner[m] != 0u) {
+                return false;
+            }
+            owner[m] = 1u;
+        }
+        covered += a->c[k].count;
+    }
+    return covered == a->idx_count;
+}
+
+static bool areas_load(sinew_world *world, sinew__reader *r)
+{
+    sinew__areas *a = &world->areas;
+    const int most = world->max_constraints > 0 ? world->max_constraints : INT32_MAX / 2;
+    if (!sinew__store_load(r, world, &a->store, a, area_fields, &a->count, most)) {
+        return false;
+    }
+    const uint32_t pool = sinew__get_u32(r);
+    if (!sinew__expect(r, pool <= (uint32_t)(INT32_MAX / 2), "snapshot: the area pool is out of range")) {
+        return false;
+    }
+    if (pool_reserve(world, (int)pool) != SINEW_OK) {
+        return sinew__reader_fail(r, SINEW_ERR_OUT_OF_MEMORY, "snapshot: allocating the area pool failed");
+    }
+    a->idx_count = (int)pool;
+    if (!sinew__get_column(r, a->idx, sizeof(int32_t), a->idx_count)) {
+        return false;
+    }
+    for (int m = 0; m < a->idx_count; ++m) {
+        if (!sinew__expect(r, a->idx[m] >= 0 && a->idx[m] < world->particles.count,
+                           "snapshot: an area names a particle that is not there")) {
+            return false;
+        }
+    }
+    for (int k = 0; k < a->count; ++k) {
+        if (!sinew__expect(r, area_ok(world, &a->c[k]), "snapshot: an area constraint is out of range")) {
+            return false;
+        }
+        a->soft_count += is_soft(&a->c[k]);
+    }
+    uint8_t *owner = a->idx_count > 0 ? sinew__alloc(world, (size_t)a->idx_count) : NULL;
+    if (a->idx_count > 0 && owner == NULL) {
+        return sinew__reader_fail(r, SINEW_ERR_OUT_OF_MEMORY, "snapshot: allocating a check of the area pool failed");
+    }
+    const bool tiled = a->idx_count == 0 ? a->count == 0 : rings_tile_pool(a, owner);
+    sinew__free(world, owner, (size_t)a->idx_count);
+    return sinew__expect(r, tiled, "snapshot: the area rings overlap or leave gaps in their pool");
+}
+
 static int areas_count(const sinew_world *world) { return world->areas.count; }
 
 static void areas_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
@@ -422,4 +497,6 @@ const sinew__kind_ops sinew__area_kind = {
     .error = areas_error,
     .remove_particle = areas_remove_particle,
     .free = areas_free,
+    .save = areas_save,
+    .load = areas_load,
 };

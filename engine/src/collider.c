@@ -22,8 +22,54 @@ sinew_collider_def sinew_default_collider_def(void)
 static int collider_fields(void *kind, sinew__field *f)
 {
     sinew__colliders *c = kind;
-    f[0] = (sinew__field){(void **)&c->c, sizeof(sinew__collider)};
+    f[0] = (sinew__field){(void **)&c->c, sizeof(sinew__collider), false};
     return 1;
+}
+
+void sinew__colliders_save(const sinew_world *world, sinew__writer *w)
+{
+    const sinew__colliders *cs = &world->colliders;
+    sinew__store_save(w, &cs->store, (void *)cs, collider_fields, cs->count);
+}
+
+static bool finite_vec(sinew_vec2 v) { return sinew__finite(v.x) && sinew__finite(v.y); }
+
+// What the create functions make: a known type, a vertex count within the array, geometry within
+// SINEW_MAX_COORDINATE, unit normals, finite bounds and frictions.
+static bool collider_ok(const sinew__collider *c)
+{
+    const bool common = c->mu_s >= 0.0f && sinew__finite(c->mu_s) && c->mu_k >= 0.0f && sinew__finite(c->mu_k) &&
+                        sinew__finite(c->minx) && sinew__finite(c->miny) && sinew__finite(c->maxx) &&
+                        sinew__finite(c->maxy);
+    if (c->type == SINEW_COLLIDER_PLANE) {
+        const float len2 = c->nx * c->nx + c->ny * c->ny;
+        return common && sinew__finite(len2) && fabsf(len2 - 1.0f) < 1e-3f && sinew__coordinate_ok(c->offset);
+    }
+    if (c->type != SINEW_COLLIDER_POLYGON || c->vertex_count < 1 || c->vertex_count > SINEW_POLYGON_MAX_VERTICES ||
+        !sinew__coordinate_ok(c->radius) || c->radius < 0.0f || !common) {
+        return false;
+    }
+    for (int k = 0; k < c->vertex_count; ++k) {
+        const float len2 = c->n[k].x * c->n[k].x + c->n[k].y * c->n[k].y;
+        if (!sinew__point_ok(c->v[k]) || !finite_vec(c->n[k]) || !(len2 <= 1.001f)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool sinew__colliders_load(sinew_world *world, sinew__reader *r)
+{
+    sinew__colliders *cs = &world->colliders;
+    if (!sinew__store_load(r, world, &cs->store, cs, collider_fields, &cs->count, INT32_MAX / 2)) {
+        return false;
+    }
+    for (int k = 0; k < cs->count; ++k) {
+        if (!sinew__expect(r, collider_ok(&cs->c[k]), "snapshot: a collider is out of range")) {
+            return false;
+        }
+    }
+    return true;
 }
 
 void sinew__colliders_free(sinew_world *world)

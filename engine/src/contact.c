@@ -34,11 +34,11 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
 {
     sinew__contacts *k = &world->contacts;
     sinew__field fields[] = {
-        {(void **)&k->l.c, sizeof(sinew__distance)},  {(void **)&k->l.block_free, sizeof(uint8_t)},
-        {(void **)&k->found, sizeof(sinew__distance)}, {(void **)&k->found_color, sizeof(uint8_t)},
-        {(void **)&k->pending, sizeof(sinew__distance)},
-        {(void **)&k->share_i, sizeof(float)},         {(void **)&k->share_j, sizeof(float)},
-        {(void **)&k->mu_s, sizeof(float)},            {(void **)&k->mu_k, sizeof(float)},
+        {(void **)&k->l.c, sizeof(sinew__distance), false},  {(void **)&k->l.block_free, sizeof(uint8_t), false},
+        {(void **)&k->found, sizeof(sinew__distance), false}, {(void **)&k->found_color, sizeof(uint8_t), false},
+        {(void **)&k->pending, sizeof(sinew__distance), false},
+        {(void **)&k->share_i, sizeof(float), false},         {(void **)&k->share_j, sizeof(float), false},
+        {(void **)&k->mu_s, sizeof(float), false},            {(void **)&k->mu_k, sizeof(float), false},
     };
     sinew_status s = sinew__block_resize(world, &k->block, &k->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), k->l.count, new_capacity);

@@ -182,3 +182,6 @@ void sinew__collider_contacts_refresh(sinew_world *world);
 void sinew__collider_contacts_respond(sinew_world *world, bool jacobi);
 void sinew__collider_contacts_count(sinew_world *world);
 void sinew__colliders_free(sinew_world *world);
+// Snapshots: the colliders (see sinew__kind_ops.save / load).
+void sinew__colliders_save(const sinew_world *world, sinew__writer *w);
+bool sinew__colliders_load(sinew_world *world, sinew__reader *r);

@@ -72,9 +72,11 @@ void *sinew__alloc(sinew_world *world, size_t size);
 void sinew__free(sinew_world *world, void *ptr, size_t size);
 
 // One array of a structure-of-arrays block: where its pointer lives and its element size.
+// `derived`: the array is scratch rebuilt from the others (a snapshot leaves it out).
 struct sinew__field {
     void **ptr;
     size_t size;
+    bool derived;
 };
 
 // Reallocates the block holding `fields` for `new_capacity` elements, copying `count` elements of
@@ -92,6 +94,8 @@ sinew_status sinew__fail(const sinew_world *world, sinew_status status, const ch
 // id_pool.c
 // Makes sure one more id can be taken.
 sinew_status sinew__id_reserve(sinew_world *world, sinew__id_pool *pool);
+// Makes room for `slots` slots (a snapshot's pool, read back whole).
+sinew_status sinew__id_reserve_slots(sinew_world *world, sinew__id_pool *pool, uint32_t slots);
 // Takes a slot for dense index `dense`; the pool must have been reserved. Returns the new id's
 // slot; its generation is pool->generation[slot].
 uint32_t sinew__id_take(sinew__id_pool *pool, uint32_t dense);

@@ -18,23 +18,23 @@ sinew_distance_def sinew_default_distance_def(void)
 static int distance_fields(void *kind, sinew__field *f)
 {
     sinew__distances *d = kind;
-    f[0] = (sinew__field){(void **)&d->l.c, sizeof(sinew__distance)};
-    f[1] = (sinew__field){(void **)&d->l.soft, sizeof(sinew__softness)};
-    f[2] = (sinew__field){(void **)&d->l.lambda, sizeof(float)};
-    f[3] = (sinew__field){(void **)&d->l.perm, sizeof(uint32_t)};     // scratch, redrawn each step
-    f[4] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t)}; // per block, refreshed on change
-    f[5] = (sinew__field){(void **)&d->mode, sizeof(uint8_t)};
-    f[6] = (sinew__field){(void **)&d->adj, 2 * sizeof(uint32_t)};    // scratch, rebuilt when dirty
-    f[7] = (sinew__field){(void **)&d->order, sizeof(uint32_t)};     // Jacobi's layout, rebuilt when dirty
-    f[8] = (sinew__field){(void **)&d->jlo, sizeof(float)};
-    f[9] = (sinew__field){(void **)&d->jhi, sizeof(float)};
-    f[10] = (sinew__field){(void **)&d->runs, sizeof(sinew__run)};
-    f[11] = (sinew__field){(void **)&d->by_i, sizeof(uint32_t)};
-    f[12] = (sinew__field){(void **)&d->step_x, sizeof(float)};      // scratch of a Jacobi iteration
-    f[13] = (sinew__field){(void **)&d->step_y, sizeof(float)};
-    f[14] = (sinew__field){(void **)&d->step_lambda, sizeof(float)};
-    f[15] = (sinew__field){(void **)&d->tear, sizeof(float)};
-    f[16] = (sinew__field){(void **)&d->strain, sizeof(float)};
+    f[0] = (sinew__field){(void **)&d->l.c, sizeof(sinew__distance), false};
+    f[1] = (sinew__field){(void **)&d->l.soft, sizeof(sinew__softness), false};
+    f[2] = (sinew__field){(void **)&d->l.lambda, sizeof(float), true};
+    f[3] = (sinew__field){(void **)&d->l.perm, sizeof(uint32_t), true};     // scratch, redrawn each step
+    f[4] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t), true}; // per block, refreshed on change
+    f[5] = (sinew__field){(void **)&d->mode, sizeof(uint8_t), false};
+    f[6] = (sinew__field){(void **)&d->adj, 2 * sizeof(uint32_t), true};    // scratch, rebuilt when dirty
+    f[7] = (sinew__field){(void **)&d->order, sizeof(uint32_t), true};     // Jacobi's layout, rebuilt when dirty
+    f[8] = (sinew__field){(void **)&d->jlo, sizeof(float), true};
+    f[9] = (sinew__field){(void **)&d->jhi, sizeof(float), true};
+    f[10] = (sinew__field){(void **)&d->runs, sizeof(sinew__run), true};
+    f[11] = (sinew__field){(void **)&d->by_i, sizeof(uint32_t), true};
+    f[12] = (sinew__field){(void **)&d->step_x, sizeof(float), true};      // scratch of a Jacobi iteration
+    f[13] = (sinew__field){(void **)&d->step_y, sizeof(float), true};
+    f[14] = (sinew__field){(void **)&d->step_lambda, sizeof(float), true};
+    f[15] = (sinew__field){(void **)&d->tear, sizeof(float), false};
+    f[16] = (sinew__field){(void **)&d->strain, sizeof(float), false};
     return 17;
 }
 
@@ -107,7 +107,7 @@ static sinew_status reserve_tears(sinew_world *world, int needed)
         return SINEW_OK;
     }
     int cap = sinew__grow_capacity(world->tear_capacity, needed);
-    sinew__field f[] = {{(void **)&world->tears, sizeof(sinew_tear)}};
+    sinew__field f[] = {{(void **)&world->tears, sizeof(sinew_tear), false}};
     sinew_status s = cap < 0 ? SINEW_ERR_CAPACITY
                              : sinew__block_resize(world, &world->tears_block, &world->tears_bytes, f, 1,
                                                    world->tear_count, cap);
@@ -335,6 +335,50 @@ void sinew__distances_adjacency(sinew_world *world)
     d->adj_dirty = false;
 }
 
+// ---- snapshots ----------------------------------------------------------------------------------
+
+static void distances_save(const sinew_world *world, sinew__writer *w)
+{
+    const sinew__distances *d = &world->distances;
+    sinew__store_save(w, &d->store, (void *)d, distance_fields, d->l.count);
+}
+
+static bool distance_ok(const sinew_world *world, const sinew__distances *d, int k)
+{
+    const sinew__distance *c = &d->l.c[k];
+    const sinew__softness *f = &d->l.soft[k];
+    const int n = world->particles.count;
+    const bool ends = c->i >= 0 && c->i < n && c->j >= 0 && c->j < n && c->i != c->j;
+    const bool range = c->lo >= 0.0f && c->lo <= SINEW_MAX_COORDINATE && c->lo <= c->hi &&
+                       (c->hi <= SINEW_MAX_COORDINATE || c->hi == INFINITY);
+    const bool soft = f->stiffness >= 0.0f && f->stiffness <= 1.0f && f->compliance >= 0.0f && sinew__finite(f->compliance);
+    const bool tear = (d->tear[k] == 0.0f || (d->tear[k] > 1.0f && sinew__finite(d->tear[k]))) &&
+                      sinew__finite(d->strain[k]) && d->strain[k] >= 0.0f;
+    return ends && range && soft && tear && d->mode[k] <= (uint8_t)SINEW_DISTANCE_MIN_ONLY;
+}
+
+static bool distances_load(sinew_world *world, sinew__reader *r)
+{
+    sinew__distances *d = &world->distances;
+    const int most = world->max_constraints > 0 ? world->max_constraints : INT32_MAX / 2;
+    if (!sinew__store_load(r, world, &d->store, d, distance_fields, &d->l.count, most)) {
+        return false;
+    }
+    for (int k = 0; k < d->l.count; ++k) {
+        if (!sinew__expect(r, distance_ok(world, d, k), "snapshot: a distance constraint is out of range")) {
+            return false;
+        }
+        d->l.soft_count += is_soft(d->l.soft[k]);
+        d->tearable += d->tear[k] > 0.0f;
+    }
+    const sinew_status s = reserve_tears(world, d->tearable);
+    if (s != SINEW_OK) {
+        return sinew__reader_fail(r, s, "snapshot: allocating the tear list failed");
+    }
+    d->adj_dirty = d->order_dirty = d->blocks_dirty = true;
+    return true;
+}
+
 static int distances_count(const sinew_world *world) { return world->distances.l.count; }
 
 static void distances_begin_substep(sinew_world *world) { sinew__links_begin_substep(&world->distances.l); }
@@ -369,4 +413,6 @@ const sinew__kind_ops sinew__distance_kind = {
     .error = distances_error,
     .remove_particle = distances_remove_particle,
     .free = distances_free,
+    .save = distances_save,
+    .load = distances_load,
 };

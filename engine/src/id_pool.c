@@ -10,13 +10,21 @@ sinew_status sinew__id_reserve(sinew_world *world, sinew__id_pool *pool)
     if (pool->free_head != 0u || pool->used < pool->capacity) {
         return SINEW_OK;
     }
-    int cap = sinew__grow_capacity((int)pool->capacity, (int)pool->used + 1);
+    return sinew__id_reserve_slots(world, pool, pool->used + 1u);
+}
+
+sinew_status sinew__id_reserve_slots(sinew_world *world, sinew__id_pool *pool, uint32_t slots)
+{
+    if (slots <= pool->capacity) {
+        return SINEW_OK;
+    }
+    int cap = slots > (uint32_t)INT32_MAX ? -1 : sinew__grow_capacity((int)pool->capacity, (int)slots);
     if (cap < 0) {
         return SINEW_ERR_CAPACITY;
     }
     sinew__field fields[] = {
-        {(void **)&pool->generation, sizeof(uint32_t)},
-        {(void **)&pool->dense, sizeof(uint32_t)},
+        {(void **)&pool->generation, sizeof(uint32_t), false},
+        {(void **)&pool->dense, sizeof(uint32_t), false},
     };
     sinew_status s = sinew__block_resize(world, &pool->block, &pool->block_bytes, fields, 2, (int)pool->used, cap);
     if (s == SINEW_OK) {

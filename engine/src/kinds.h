@@ -4,6 +4,7 @@
 
 #include "links.h"
 #include "particles.h"
+#include "snapshot.h"
 
 typedef struct sinew__distances {
     sinew__store store;     // the count is l.count
@@ -99,6 +100,11 @@ typedef struct sinew__kind_ops {
     // NULL for kinds rebuilt every step.
     void (*remove_particle)(sinew_world *world, int index, int moved_from);
     void (*free)(sinew_world *world);
+    // Snapshots (snapshot.c): writes the kind's state; reads it back into a world that has its
+    // particles and no constraint of the kind, checking every value (false, r failed, when the
+    // snapshot is invalid). NULL for kinds rebuilt every step.
+    void (*save)(const sinew_world *world, sinew__writer *w);
+    bool (*load)(sinew_world *world, sinew__reader *r);
 } sinew__kind_ops;
 
 // solver.c: every kind once, in Gauss-Seidel's forward order.

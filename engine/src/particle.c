@@ -22,14 +22,14 @@ static int particle_fields(void *kind, sinew__field *f)
 {
     sinew__particles *p = kind;
     const sinew__field fields[] = {
-        {(void **)&p->x, sizeof(float)},          {(void **)&p->y, sizeof(float)},
-        {(void **)&p->px, sizeof(float)},         {(void **)&p->py, sizeof(float)},
-        {(void **)&p->dx, sizeof(float)},         {(void **)&p->dy, sizeof(float)},
-        {(void **)&p->ax, sizeof(float)},         {(void **)&p->ay, sizeof(float)},
-        {(void **)&p->w, sizeof(float)},          {(void **)&p->radius, sizeof(float)},
-        {(void **)&p->flags, sizeof(uint32_t)},   {(void **)&p->user_data, sizeof(void *)},
-        {(void **)&p->group, sizeof(uint32_t)},   {(void **)&p->mask, sizeof(uint32_t)},
-        {(void **)&p->mu_s, sizeof(float)},       {(void **)&p->mu_k, sizeof(float)},
+        {(void **)&p->x, sizeof(float), false},          {(void **)&p->y, sizeof(float), false},
+        {(void **)&p->px, sizeof(float), false},         {(void **)&p->py, sizeof(float), false},
+        {(void **)&p->dx, sizeof(float), false},         {(void **)&p->dy, sizeof(float), false},
+        {(void **)&p->ax, sizeof(float), false},         {(void **)&p->ay, sizeof(float), false},
+        {(void **)&p->w, sizeof(float), false},          {(void **)&p->radius, sizeof(float), false},
+        {(void **)&p->flags, sizeof(uint32_t), false},   {(void **)&p->user_data, sizeof(void *), false},
+        {(void **)&p->group, sizeof(uint32_t), false},   {(void **)&p->mask, sizeof(uint32_t), false},
+        {(void **)&p->mu_s, sizeof(float), false},       {(void **)&p->mu_k, sizeof(float), false},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
@@ -40,17 +40,17 @@ static int particle_fields(void *kind, sinew__field *f)
 static int scratch_fields(sinew__particles *p, sinew__field *f)
 {
     const sinew__field fields[] = {
-        {(void **)&p->acc, sizeof(sinew__jacobi_sum)}, {(void **)&p->acc2, sizeof(sinew__jacobi_sum)},
-        {(void **)&p->inv_n, sizeof(float)},
-        {(void **)&p->cell_of, sizeof(uint32_t)}, {(void **)&p->sorted, sizeof(uint32_t)},
-        {(void **)&p->cell_x, sizeof(float)},     {(void **)&p->cell_y, sizeof(float)},
-        {(void **)&p->cell_r, sizeof(float)},     {(void **)&p->cell_w, sizeof(float)},
-        {(void **)&p->cell_group, sizeof(uint32_t)}, {(void **)&p->cell_mask, sizeof(uint32_t)},
-        {(void **)&p->colors, sizeof(uint32_t)},  {(void **)&p->link_start, sizeof(uint32_t)},
-        {(void **)&p->link_n, sizeof(uint32_t)},  {(void **)&p->grad_x, sizeof(float)},
-        {(void **)&p->grad_y, sizeof(float)},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t)},
-        {(void **)&p->motion, sizeof(sinew__motion)}, {(void **)&p->near_plane, sizeof(uint8_t)},
-        {(void **)&p->jacobi_x, sizeof(double)}, {(void **)&p->jacobi_y, sizeof(double)},
+        {(void **)&p->acc, sizeof(sinew__jacobi_sum), false}, {(void **)&p->acc2, sizeof(sinew__jacobi_sum), false},
+        {(void **)&p->inv_n, sizeof(float), false},
+        {(void **)&p->cell_of, sizeof(uint32_t), false}, {(void **)&p->sorted, sizeof(uint32_t), false},
+        {(void **)&p->cell_x, sizeof(float), false},     {(void **)&p->cell_y, sizeof(float), false},
+        {(void **)&p->cell_r, sizeof(float), false},     {(void **)&p->cell_w, sizeof(float), false},
+        {(void **)&p->cell_group, sizeof(uint32_t), false}, {(void **)&p->cell_mask, sizeof(uint32_t), false},
+        {(void **)&p->colors, sizeof(uint32_t), false},  {(void **)&p->link_start, sizeof(uint32_t), false},
+        {(void **)&p->link_n, sizeof(uint32_t), false},  {(void **)&p->grad_x, sizeof(float), false},
+        {(void **)&p->grad_y, sizeof(float), false},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t), false},
+        {(void **)&p->motion, sizeof(sinew__motion), false}, {(void **)&p->near_plane, sizeof(uint8_t), false},
+        {(void **)&p->jacobi_x, sizeof(double), false}, {(void **)&p->jacobi_y, sizeof(double), false},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
@@ -76,6 +76,46 @@ static sinew_status reserve(sinew_world *world, int needed)
 }
 
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity) { return reserve(world, capacity); }
+
+void sinew__particles_save(const sinew_world *world, sinew__writer *w)
+{
+    const sinew__particles *p = &world->particles;
+    sinew__store_save(w, &p->store, (void *)p, particle_fields, p->count);
+}
+
+// What sinew_particle_create and the setters accept, and what a step leaves: positions within
+// SINEW_MAX_COORDINATE (a displacement within twice it), finite forces, weights, radii, frictions.
+static bool particle_ok(const sinew__particles *p, int i)
+{
+    const float far = 2.0f * SINEW_MAX_COORDINATE;
+    return sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]) && sinew__coordinate_ok(p->px[i]) &&
+           sinew__coordinate_ok(p->py[i]) && fabsf(p->dx[i]) <= far && fabsf(p->dy[i]) <= far &&
+           sinew__finite(p->ax[i]) && sinew__finite(p->ay[i]) && sinew__finite(p->w[i]) && p->w[i] >= 0.0f &&
+           sinew__coordinate_ok(p->radius[i]) && p->radius[i] >= 0.0f && sinew__finite(p->mu_s[i]) &&
+           p->mu_s[i] >= 0.0f && sinew__finite(p->mu_k[i]) && p->mu_k[i] >= 0.0f;
+}
+
+bool sinew__particles_load(sinew_world *world, sinew__reader *r)
+{
+    sinew__particles *p = &world->particles;
+    const int most = world->max_particles > 0 ? world->max_particles : INT32_MAX / 2;
+    if (!sinew__store_load(r, world, &p->store, p, particle_fields, &p->count, most)) {
+        return false;
+    }
+    for (int i = 0; i < p->count; ++i) {
+        if (!sinew__expect(r, particle_ok(p, i), "snapshot: a particle's state is out of range")) {
+            return false;
+        }
+    }
+    const sinew_status s = reserve(world, p->count);
+    if (s != SINEW_OK) {
+        return sinew__reader_fail(r, s, "snapshot: allocating the particles' scratch failed");
+    }
+    for (int i = 0; i < p->count; ++i) {
+        p->cell_of[i] = UINT32_MAX;
+    }
+    return true;
+}
 
 void sinew__particles_free(sinew_world *world)
 {

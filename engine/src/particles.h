@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core.h"
+#include "snapshot.h"
 
 typedef struct sinew__jacobi_sum {
     double dx, dy; // corrections summed this iteration
@@ -77,3 +78,6 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack);
 // contact response, which writes the records).
 void sinew__particles_unpack_motion(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
+// Snapshots: the particle store (see sinew__kind_ops.save / load).
+void sinew__particles_save(const sinew_world *world, sinew__writer *w);
+bool sinew__particles_load(sinew_world *world, sinew__reader *r);

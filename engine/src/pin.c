@@ -17,10 +17,10 @@ sinew_pin_def sinew_default_pin_def(void)
 static int pin_fields(void *kind, sinew__field *f)
 {
     sinew__pins *p = kind;
-    f[0] = (sinew__field){(void **)&p->c, sizeof(sinew__pin)};
-    f[1] = (sinew__field){(void **)&p->lambda, 2 * sizeof(float)};
-    f[2] = (sinew__field){(void **)&p->from, 2 * sizeof(float)};
-    f[3] = (sinew__field){(void **)&p->perm, sizeof(uint32_t)};
+    f[0] = (sinew__field){(void **)&p->c, sizeof(sinew__pin), false};
+    f[1] = (sinew__field){(void **)&p->lambda, 2 * sizeof(float), true};
+    f[2] = (sinew__field){(void **)&p->from, 2 * sizeof(float), true};
+    f[3] = (sinew__field){(void **)&p->perm, sizeof(uint32_t), true};
     return 4;
 }
 
@@ -299,6 +299,34 @@ static void pins_error(const sinew_world *world, float *max_error, double *sum_s
     *sum_sq = sq;
 }
 
+// ---- snapshots ----------------------------------------------------------------------------------
+
+static void pins_save(const sinew_world *world, sinew__writer *w)
+{
+    const sinew__pins *p = &world->pins;
+    sinew__store_save(w, &p->store, (void *)p, pin_fields, p->count);
+}
+
+static bool pins_load(sinew_world *world, sinew__reader *r)
+{
+    sinew__pins *p = &world->pins;
+    const int most = world->max_constraints > 0 ? world->max_constraints : INT32_MAX / 2;
+    if (!sinew__store_load(r, world, &p->store, p, pin_fields, &p->count, most)) {
+        return false;
+    }
+    for (int k = 0; k < p->count; ++k) {
+        const sinew__pin *c = &p->c[k];
+        const bool ok = c->i >= 0 && c->i < world->particles.count && sinew__coordinate_ok(c->tx) &&
+                        sinew__coordinate_ok(c->ty) && c->stiffness >= 0.0f && c->stiffness <= 1.0f &&
+                        c->compliance >= 0.0f && sinew__finite(c->compliance);
+        if (!sinew__expect(r, ok, "snapshot: a pin is out of range")) {
+            return false;
+        }
+        p->compliant += c->compliance > 0.0f;
+    }
+    return true;
+}
+
 static int pins_count(const sinew_world *world) { return world->pins.count; }
 
 static void pins_count_all(sinew_world *world, float inv_h2)
@@ -317,4 +345,6 @@ const sinew__kind_ops sinew__pin_kind = {
     .error = pins_error,
     .remove_particle = pins_remove_particle,
     .free = pins_free,
+    .save = pins_save,
+    .load = pins_load,
 };

@@ -37,7 +37,13 @@ extern "C" {
     X(SINEW_ERR_OUT_OF_RANGE, "a value is outside its documented range")                       \
     X(SINEW_ERR_SAME_PARTICLE, "a constraint names the same particle twice")                   \
     X(SINEW_ERR_CAPACITY, "the world reached the maximum count set in its def")                \
-    X(SINEW_ERR_OUT_OF_MEMORY, "the allocator returned NULL")
+    X(SINEW_ERR_OUT_OF_MEMORY, "the allocator returned NULL")                                  \
+    X(SINEW_ERR_BUFFER_TOO_SMALL, "the buffer is smaller than what is to be written into it")  \
+    X(SINEW_ERR_SNAPSHOT_TRUNCATED, "the snapshot is cut short")                              \
+    X(SINEW_ERR_SNAPSHOT_CORRUPT, "the snapshot's bytes changed (checksum or header mismatch)") \
+    X(SINEW_ERR_SNAPSHOT_FOREIGN, "not a sinew snapshot, or saved with another byte order")    \
+    X(SINEW_ERR_SNAPSHOT_VERSION, "the snapshot was saved by a newer sinew")                   \
+    X(SINEW_ERR_SNAPSHOT_INVALID, "the snapshot holds values no world can hold")
 
 /// Result of every call that can fail.
 typedef enum sinew_status {

@@ -40,6 +40,7 @@
 #include "collide.h"
 #include "scene.h"
 #include "ik.h"
+#include "snapshot.h"
 
 /// Library version.
 #define SINEW_VERSION_MAJOR 0
