@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "support.h"
+#include "snapshot.h"
 
 #define DT (1.0f / 60.0f)
 
@@ -343,19 +344,10 @@ static sinew_status load_counted(const uint8_t *buf, size_t size)
     return s;
 }
 
-static uint64_t fnv1a(const uint8_t *b, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t k = 0; k < n; ++k) {
-        h = (h ^ b[k]) * 1099511628211ull;
-    }
-    return h;
-}
-
 // Re-seals a buffer after an edit of its payload (bytes from 40 on), as a forger would.
 static void reseal(uint8_t *buf, size_t size)
 {
-    const uint64_t h = fnv1a(buf + 40, size - 40);
+    const uint64_t h = sinew__snapshot_checksum(buf + 40, size - 40);
     memcpy(buf + 32, &h, 8);
 }
 

@@ -3,7 +3,7 @@
 // Format (native byte order, which the header records):
 //   header, 40 bytes: "SINEWSNP", version (u32), the number 0x01020304 as written (u32), the sizes
 //   of float, double and a pointer (u8 each: user data is saved as the pointer's bits) and a zero
-//   byte, the section count (u32), the payload size (u64) and the FNV-1a hash of the payload
+//   byte, the section count (u32), the payload size (u64) and the checksum of the payload (see sinew__snapshot_checksum)
 //   (u64);
 //   payload: sections, each a tag (u32), a zero (u32), its size (u64) and its bytes: the world's
 //   settings, the particles, each constraint kind that is not rebuilt every step (in the order of
@@ -99,20 +99,65 @@ static bool iota(const void *array, size_t size, int n)
     return true;
 }
 
+// Whether `bytes` bytes are all zero: 8 at a time, OR-ed over chunks (the compiler vectorises the
+// chunk), stopping at the first chunk with a set bit.
+static bool all_zero(const uint8_t *a, size_t bytes)
+{
+    size_t at = 0;
+    for (; at + 256 <= bytes; at += 256) {
+        uint64_t any = 0;
+        for (int k = 0; k < 32; ++k) {
+            uint64_t v;
+            memcpy(&v, a + at + 8 * k, 8);
+            any |= v;
+        }
+        if (any != 0u) {
+            return false;
+        }
+    }
+    for (; at < bytes; ++at) {
+        if (a[at] != 0u) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Whether n elements of `size` bytes all equal the first; 4-byte elements (most columns) compared
+// in chunks like all_zero.
+static bool all_same(const uint8_t *a, size_t size, int n)
+{
+    int k = 1;
+    if (size == 4) {
+        uint32_t first;
+        memcpy(&first, a, 4);
+        for (; k + 64 <= n; k += 64) {
+            uint32_t diff = 0;
+            for (int m = 0; m < 64; ++m) {
+                uint32_t v;
+                memcpy(&v, a + 4u * (size_t)(k + m), 4);
+                diff |= v ^ first;
+            }
+            if (diff != 0u) {
+                return false;
+            }
+        }
+    }
+    for (; k < n; ++k) {
+        if (memcmp(a, a + size * (size_t)k, size) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 void sinew__put_column(sinew__writer *w, const void *array, size_t size, int n)
 {
     const uint8_t *a = array;
-    bool zero = true, same = true;
-    for (size_t b = 0; b < size * (size_t)n && zero; ++b) {
-        zero = a[b] == 0u;
-    }
-    for (int k = 1; k < n && same && !zero; ++k) {
-        same = memcmp(a, a + size * (size_t)k, size) == 0;
-    }
-    const uint8_t code = n == 0 || zero ? COLUMN_ZERO
-                         : same         ? COLUMN_SAME
-                         : iota(array, size, n) ? COLUMN_IOTA
-                                        : COLUMN_RAW;
+    const uint8_t code = n == 0 || all_zero(a, size * (size_t)n) ? COLUMN_ZERO
+                         : all_same(a, size, n)                   ? COLUMN_SAME
+                         : iota(array, size, n)                   ? COLUMN_IOTA
+                                                                  : COLUMN_RAW;
     sinew__put(w, &code, 1);
     if (code == COLUMN_SAME) {
         sinew__put(w, a, size);
@@ -213,8 +258,13 @@ bool sinew__store_load(sinew__reader *r, sinew_world *world, sinew__store *s, vo
                        "snapshot: a store's counts are out of range")) {
         return false;
     }
-    sinew_status st = sinew__store_reserve(world, s, kind, fields, 0, (int)n);
+    // Room for exactly what is loaded (creating more later grows geometrically from there).
+    sinew__field f[SINEW__MAX_FIELDS + 1];
+    int nf = fields(kind, f);
+    f[nf++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false};
+    sinew_status st = n > 0u ? sinew__block_resize(world, &s->block, &s->block_bytes, f, nf, 0, (int)n) : SINEW_OK;
     if (st == SINEW_OK) {
+        s->capacity = (int)n;
         st = sinew__id_reserve_slots(world, &s->ids, used);
     }
     if (st != SINEW_OK) {
@@ -225,8 +275,7 @@ bool sinew__store_load(sinew__reader *r, sinew_world *world, sinew__store *s, vo
     sinew__get_column(r, s->ids.generation, sizeof(uint32_t), (int)used);
     sinew__get_column(r, s->ids.dense, sizeof(uint32_t), (int)used);
     sinew__get_column(r, s->id_slot, sizeof(uint32_t), (int)n);
-    sinew__field f[SINEW__MAX_FIELDS];
-    const int nf = fields(kind, f);
+    nf = fields(kind, f);
     for (int k = 0; k < nf; ++k) {
         if (!f[k].derived) {
             sinew__get_column(r, *f[k].ptr, f[k].size, (int)n);
@@ -324,13 +373,32 @@ static int sections(section out[SINEW_KIND_COUNT + 2])
     return n;
 }
 
-static uint64_t fnv1a(const uint8_t *bytes, size_t n)
+// The payload's checksum: four lanes of 64-bit words, each mixed by multiply and rotate (so a
+// lane's chain of multiplies overlaps the others'), folded together with the tail bytes and the
+// length. Catches any change of a bit in practice; it is no defence against a forger (nothing is).
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t k = 0; k < n; ++k) {
-        h = (h ^ bytes[k]) * 1099511628211ull;
+    h ^= v * 0x9e3779b97f4a7c15ull;
+    h = (h << 31) | (h >> 33);
+    return h * 0xbf58476d1ce4e5b9ull;
+}
+
+uint64_t sinew__snapshot_checksum(const uint8_t *bytes, size_t n)
+{
+    uint64_t lane[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
+    size_t at = 0;
+    for (; at + 32 <= n; at += 32) {
+        for (int l = 0; l < 4; ++l) {
+            uint64_t v;
+            memcpy(&v, bytes + at + 8 * l, 8);
+            lane[l] = mix(lane[l], v);
+        }
     }
-    return h;
+    uint64_t h = mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]);
+    for (; at < n; ++at) {
+        h = mix(h, bytes[at]);
+    }
+    return mix(h, (uint64_t)n);
 }
 
 // Writes the whole snapshot through w (measuring only when w->data is NULL).
@@ -361,7 +429,7 @@ static void save_all(const sinew_world *world, sinew__writer *w)
         return;
     }
     const uint32_t version = SINEW__SNAPSHOT_VERSION, mark = SINEW__ENDIAN_MARK, count = (uint32_t)n + 1u;
-    const uint64_t payload_size = (uint64_t)(w->size - payload), hash = fnv1a(w->data + payload, w->size - payload);
+    const uint64_t payload_size = (uint64_t)(w->size - payload), hash = sinew__snapshot_checksum(w->data + payload, w->size - payload);
     uint8_t *h = w->data;
     memcpy(h, magic, 8);
     memcpy(h + 8, &version, 4);
@@ -436,7 +504,7 @@ static bool read_header(sinew__reader *r, uint32_t *section_count)
     if (payload_size < (uint64_t)(r->size - SINEW__HEADER_BYTES)) {
         return fail(r, SINEW_ERR_SNAPSHOT_CORRUPT, "snapshot: longer than the size its header records");
     }
-    if (fnv1a(h + SINEW__HEADER_BYTES, (size_t)payload_size) != hash) {
+    if (sinew__snapshot_checksum(h + SINEW__HEADER_BYTES, (size_t)payload_size) != hash) {
         return fail(r, SINEW_ERR_SNAPSHOT_CORRUPT, "snapshot: the checksum does not match (the bytes changed)");
     }
     r->at = SINEW__HEADER_BYTES;

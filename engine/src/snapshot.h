@@ -44,6 +44,9 @@ bool sinew__reader_fail(sinew__reader *r, sinew_status status, const char *why);
 void sinew__put_column(sinew__writer *w, const void *array, size_t size, int n);
 bool sinew__get_column(sinew__reader *r, void *array, size_t size, int n);
 
+// The checksum of a snapshot's payload (the header's last 8 bytes).
+uint64_t sinew__snapshot_checksum(const uint8_t *bytes, size_t n);
+
 // A store: its count, id pool and id slots, then each array that is not derived, as columns.
 void sinew__store_save(sinew__writer *w, const sinew__store *s, void *kind, sinew__fields_fn fields, int count);
 // Reads a store saved by sinew__store_save into an empty one: room for exactly its elements, ids
