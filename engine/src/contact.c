@@ -430,7 +430,7 @@ SINEW_FORCE_INLINE float in_play(float o0x, float o0y, float rel0x, float rel0y,
 {
     const float bx = o0x + rel0x, by = o0y + rel0y;
     const float touch = sum * (1.0f + SINEW__TOUCH_SLACK);
-    return (bx * bx + by * by < sum * sum) | (ex * ex + ey * ey < touch * touch) ? 1.0f : 0.0f;
+    return ((bx * bx + by * by < sum * sum) | (ex * ex + ey * ey < touch * touch)) ? 1.0f : 0.0f;
 }
 
 // Eight contacts' inputs, gathered, so that the arithmetic in between runs in SIMD registers.

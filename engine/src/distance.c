@@ -316,7 +316,9 @@ void sinew__distances_adjacency(sinew_world *world)
         return;
     }
     sinew__particles *p = &world->particles;
-    memset(p->link_n, 0, sizeof(uint32_t) * (size_t)p->count);
+    if (p->count > 0) { // a world loaded without particles has no scratch arrays
+        memset(p->link_n, 0, sizeof(uint32_t) * (size_t)p->count);
+    }
     for (int k = 0; k < d->l.count; ++k) {
         p->link_n[d->l.c[k].i] += 1u;
         p->link_n[d->l.c[k].j] += 1u;

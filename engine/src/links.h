@@ -106,5 +106,5 @@ SINEW_FORCE_INLINE float sinew__correction_scale(float lo, float hi, float stiff
 SINEW_FORCE_INLINE float sinew__active_of(float lo, float hi, float dx, float dy)
 {
     const float d2 = dx * dx + dy * dy;
-    return (d2 < lo * lo) | (d2 > hi * hi) ? 1.0f : 0.0f;
+    return ((d2 < lo * lo) | (d2 > hi * hi)) ? 1.0f : 0.0f;
 }

@@ -277,7 +277,7 @@ static void pins_count_active(sinew_world *world)
     float *n = world->particles.inv_n;
     for (int k = 0; k < p->count; ++k) {
         const sinew__pin *c = &p->c[k];
-        n[c->i] += (x[c->i] != c->tx) | (y[c->i] != c->ty) ? 1.0f : 0.0f;
+        n[c->i] += ((x[c->i] != c->tx) | (y[c->i] != c->ty)) ? 1.0f : 0.0f;
     }
 }
 

@@ -172,6 +172,9 @@ bool sinew__get_column(sinew__reader *r, void *array, size_t size, int n)
     if (!sinew__get(r, &code, 1)) {
         return false;
     }
+    if (n == 0) { // an empty store may have no arrays at all: only an empty column fits
+        return code == COLUMN_ZERO || fail(r, SINEW_ERR_SNAPSHOT_INVALID, "snapshot: an empty column holds data");
+    }
     uint8_t *a = array;
     switch (code) {
     case COLUMN_ZERO: memset(a, 0, size * (size_t)n); return true;

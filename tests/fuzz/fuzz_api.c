@@ -30,6 +30,8 @@
 
 #include <sinew/sinew.h>
 
+#include "snapshot.h" // the engine's internal header: sinew__snapshot_checksum, to re-seal edited buffers
+
 #ifdef SINEW_FUZZ_REPLAY
 #include <dirent.h>
 #include <setjmp.h>
@@ -1405,6 +1407,129 @@ static void op_inspect(state *s, reader *r)
     (void)r;
 }
 
+// ---- snapshots --------------------------------------------------------------------------------
+
+static bool documented_load_status(sinew_status st)
+{
+    return st == SINEW_OK || st == SINEW_ERR_SNAPSHOT_TRUNCATED || st == SINEW_ERR_SNAPSHOT_CORRUPT ||
+           st == SINEW_ERR_SNAPSHOT_FOREIGN || st == SINEW_ERR_SNAPSHOT_VERSION || st == SINEW_ERR_SNAPSHOT_INVALID ||
+           st == SINEW_ERR_OUT_OF_MEMORY;
+}
+
+// A snapshot of `size` bytes the same as `expected`: a saved copy must save the same bytes.
+static void check_saves_as(const sinew_world *copy, const uint8_t *expected, size_t size, const char *what)
+{
+    const size_t n = sinew_world_save_size(copy);
+    uint8_t *again = malloc(n == 0 ? 1 : n);
+    if (again == NULL) {
+        return;
+    }
+    size_t written = 0;
+    if (n != size || sinew_world_save(copy, again, n, &written) != SINEW_OK || memcmp(again, expected, size) != 0) {
+        fuzz_fail("%s: the copy saves %zu bytes unlike the original's %zu", what, n, size);
+    }
+    free(again);
+}
+
+// Loads `buf` on a counting allocator of its own: a documented status, no leak, and a world that
+// loads steps (small ones) with finite positions.
+static void load_and_step(const uint8_t *buf, size_t size)
+{
+    fuzz_alloc alloc;
+    memset(&alloc, 0, sizeof alloc);
+    sinew_world_def def = sinew_default_world_def();
+    def.allocator.alloc = fuzz_alloc_fn;
+    def.allocator.free = fuzz_free_fn;
+    def.allocator.user_data = &alloc;
+    sinew_world *w = NULL;
+    const sinew_status st = sinew_world_load(buf, size, &def, &w);
+    if (!documented_load_status(st)) {
+        fuzz_fail("sinew_world_load returned %s", sinew_status_string(st));
+    }
+    if ((st == SINEW_OK) != (w != NULL)) {
+        fuzz_fail("sinew_world_load returned %s and %s world", sinew_status_string(st), w != NULL ? "a" : "no");
+    }
+    if (st != SINEW_OK) {
+        if (alloc.live != 0) {
+            fuzz_fail("sinew_world_load returned %s and kept %zu bytes", sinew_status_string(st), alloc.live);
+        }
+        return;
+    }
+    const sinew_solver_def solver = sinew_world_get_solver(w);
+    const sinew_particle_view v = sinew_world_particles(w);
+    if (v.count <= 500 && solver.substeps * solver.iterations <= 64) {
+        if (sinew_world_step(w, 1.0f / 60.0f) != SINEW_OK) {
+            fuzz_fail("a loaded world refused a step");
+        }
+        const sinew_particle_view after = sinew_world_particles(w);
+        for (int i = 0; i < after.count; ++i) {
+            if (!isfinite(after.x[i]) || !isfinite(after.y[i])) {
+                fuzz_fail("a loaded world stepped particle %d to a non-finite position", i);
+            }
+        }
+    }
+    sinew_world_destroy(w);
+    if (alloc.live != 0) {
+        fuzz_fail("destroying a loaded world left %zu bytes", alloc.live);
+    }
+}
+
+// Saves the world, then: loads it back (the copy saves the same bytes); clones it; or edits a few
+// bytes of the buffer (re-sealing its checksum or not) and loads that.
+static void op_snapshot(state *s, reader *r)
+{
+    sinew_world *w = s->world;
+    const uint8_t mode = u8(r) % 4u;
+    const size_t size = sinew_world_save_size(w);
+    if (size == 0 || size > ALLOC_CAP) {
+        return;
+    }
+    uint8_t *buf = malloc(size);
+    if (buf == NULL) {
+        return;
+    }
+    size_t written = 0;
+    if (sinew_world_save(w, buf, size - 1, &written) != SINEW_ERR_BUFFER_TOO_SMALL || written != 0) {
+        fuzz_fail("sinew_world_save into %zu of %zu bytes did not refuse", size - 1, size);
+    }
+    if (sinew_world_save(w, buf, size, &written) != SINEW_OK || written != size) {
+        fuzz_fail("sinew_world_save of %zu bytes failed", size);
+    }
+    if (mode == 0) {
+        sinew_world *copy = NULL;
+        const sinew_status st = sinew_world_load(buf, size, NULL, &copy);
+        if (st != SINEW_OK) {
+            fuzz_fail("a world's own snapshot does not load: %s", sinew_status_string(st));
+        }
+        check_saves_as(copy, buf, size, "load");
+        sinew_world_destroy(copy);
+    } else if (mode == 1) {
+        const size_t live = s->alloc.live, bytes = sinew_world_byte_count(w);
+        sinew_world *copy = NULL;
+        const sinew_status st = sinew_world_clone(w, &copy);
+        if (st == SINEW_OK) {
+            check_saves_as(copy, buf, size, "clone");
+            sinew_world_destroy(copy);
+        } else if (st != SINEW_ERR_OUT_OF_MEMORY || copy != NULL) {
+            fuzz_fail("sinew_world_clone returned %s", sinew_status_string(st));
+        }
+        if (sinew_world_byte_count(w) != bytes || (s->counted && s->alloc.live != live)) {
+            fuzz_fail("sinew_world_clone changed what the world holds");
+        }
+    } else {
+        for (int n = 1 + u8(r) % 8; n > 0; --n) {
+            const size_t at = (size_t)u32(r) % size;
+            buf[at] = (uint8_t)(u8(r) == 0 ? 0xffu : buf[at] ^ (1u << (u8(r) % 8u)));
+        }
+        if (mode == 3 && size >= 40) {
+            const uint64_t h = sinew__snapshot_checksum(buf + 40, size - 40);
+            memcpy(buf + 32, &h, 8);
+        }
+        load_and_step(buf, size);
+    }
+    free(buf);
+}
+
 static void op_status_string(reader *r)
 {
     const int v = in(r);
@@ -1445,7 +1570,8 @@ static void run_op(state *s, reader *r, int op)
     case 39: CALL(s, sinew_world_set_damping(w, fl(r))); break;
     case 40: op_iteration_errors(s, r); break;
     case 41: case 42: case 43: op_query(s, r, op - 41); break;
-    case 44: case 45: op_inspect(s, r); break;
+    case 44: op_inspect(s, r); break;
+    case 45: op_snapshot(s, r); break;
     case 46: op_ik_solve(r); break;
     case 47: op_status_string(r); (void)sinew_ik_wrap_angle(fl(r)); break;
     default: set_fail_mode(&s->alloc, r); break;
@@ -1524,6 +1650,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    // An input that is a snapshot (it starts with the magic) is loaded as it is, and once more with
+    // its checksum re-sealed, so that the fuzzer mutates snapshots past the checksum too.
+    if (size >= 8 && memcmp(data, "SINEWSNP", 8) == 0) {
+        load_and_step(data, size);
+        if (size >= 40) {
+            uint8_t *sealed = malloc(size);
+            if (sealed != NULL) {
+                memcpy(sealed, data, size);
+                const uint64_t h = sinew__snapshot_checksum(sealed + 40, size - 40);
+                memcpy(sealed + 32, &h, 8);
+                load_and_step(sealed, size);
+                free(sealed);
+            }
+        }
+        return 0;
+    }
     reader r = {data, size, 0};
     state *s = calloc(1, sizeof *s);
     if (s == NULL) {
