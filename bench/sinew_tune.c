@@ -1,12 +1,13 @@
 // sinew-tune: which solver settings reach an error budget fastest for a scene, measured.
 //
-//   sinew-tune --scene rope|cloth|softbody|pile|ik [--size N|WxH] [--modes gs,gs-alt,gs-shuffle,jacobi]
+//   sinew-tune --scene rope|cloth|softbody|pile|ik [--size N|WxH] | --world FILE
+//              [--modes gs,gs-alt,gs-shuffle,jacobi]
 //              [--omega 1.0,1.5,1.8] [--iterations 1,2,4,8,16] [--substeps 1,2,4,8]
 //              [--stiffness K] [--compliance C] [--steps N] [--warmup N] [--repeat R] [--budget E]
 //              [--out DIR]
 //
 // For every setting (mode, omega, substeps, iterations) it builds the scene with the engine's
-// builders and runs it `repeat` times to time each step with recording off, then once more to read
+// builders (or loads the world saved in FILE by sinew_world_save, the demos' `w` key) and runs it `repeat` times to time each step with recording off, then once more to read
 // the error after every iteration from sinew_world_iteration_errors (the engine is deterministic,
 // so every run follows the same trajectory). It writes DIR/results.csv, DIR/error_vs_iteration.svg
 // and DIR/error_vs_time.svg and prints, for each mode, the cheapest setting that reaches the budget.
@@ -61,6 +62,7 @@ typedef struct options {
     int steps, warmup, repeat;
     double budget; // relative to the scene's rest length
     const char *out;
+    void *world_bytes; // --world: the file's bytes (owned)
 } options;
 
 // One setting and what was measured with it.
@@ -79,6 +81,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: sinew-tune --scene rope|cloth|softbody|pile|ik [options]\n"
+            "       sinew-tune --world FILE [options]\n"
+            "  --world FILE       a world saved by sinew_world_save (the demos' w key): every setting\n"
+            "                     starts from it; errors of every kind, in metres\n"
             "  --size N|WxH       rope links (40), cloth columns x rows (20x20), soft body points (24),\n"
             "                     pile balls (100), IK arm segments (10)\n"
             "  --modes LIST       of gs, gs-alt, gs-shuffle, jacobi (default all four)\n"
@@ -237,10 +242,53 @@ static int parse_omegas(const char *text, options *o)
     return 0;
 }
 
+// Reads a saved world into o->scene (and o->world_bytes), checking that it loads. 0, or 2 with a
+// message.
+static int read_world(const char *path, options *o)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return fail("cannot open --world %s: %s", path, strerror(errno));
+    }
+    size_t size = 0, cap = 0;
+    unsigned char *bytes = NULL;
+    for (;;) {
+        if (size == cap) {
+            cap = cap != 0 ? 2 * cap : 65536;
+            unsigned char *grown = realloc(bytes, cap);
+            if (grown == NULL) {
+                free(bytes);
+                fclose(f);
+                return fail("--world %s: out of memory", path);
+            }
+            bytes = grown;
+        }
+        const size_t got = fread(bytes + size, 1, cap - size, f);
+        if (got == 0) {
+            break;
+        }
+        size += got;
+    }
+    const bool read_error = ferror(f) != 0;
+    fclose(f);
+    const char *reason = "";
+    const sinew_status s = read_error ? SINEW_OK : sinew_snapshot_check(bytes, size, &reason);
+    if (read_error || s != SINEW_OK) {
+        free(bytes);
+        return fail("--world %s: %s", path, read_error ? "read error" : reason);
+    }
+    o->world_bytes = bytes;
+    o->scene = tune_scene_default(TUNE_WORLD);
+    o->scene.snapshot = bytes;
+    o->scene.snapshot_size = size;
+    o->scene.path = path;
+    return 0;
+}
+
 // Returns 0 to go on, 1 to exit with 0 (help), 2 on a bad argument (message printed).
 static int parse_args(int argc, char **argv, options *o)
 {
-    const char *scene = NULL, *size = NULL, *stiffness = NULL, *compliance = NULL;
+    const char *scene = NULL, *size = NULL, *stiffness = NULL, *compliance = NULL, *world = NULL;
     const char *modes = "gs,gs-alt,gs-shuffle,jacobi", *omegas = "1.0,1.5,1.8";
     const char *iterations = "1,2,4,8,16", *substeps = "1,2,4,8";
     char inline_value[512];
@@ -278,7 +326,7 @@ static int parse_args(int argc, char **argv, options *o)
         }
         static const char *const known[] = {"--scene",  "--size",  "--modes",  "--omega",     "--iterations",
                                             "--substeps", "--steps", "--warmup", "--budget",    "--out",
-                                            "--stiffness", "--compliance", "--repeat"};
+                                            "--stiffness", "--compliance", "--repeat", "--world"};
         bool is_known = false;
         for (size_t j = 0; j < sizeof known / sizeof known[0]; ++j) {
             is_known = is_known || strcmp(name, known[j]) == 0;
@@ -294,6 +342,8 @@ static int parse_args(int argc, char **argv, options *o)
         }
         if (strcmp(name, "--scene") == 0) {
             scene = v;
+        } else if (strcmp(name, "--world") == 0) {
+            world = v;
         } else if (strcmp(name, "--size") == 0) {
             size = v;
         } else if (strcmp(name, "--modes") == 0) {
@@ -334,14 +384,24 @@ static int parse_args(int argc, char **argv, options *o)
             o->out = v;
         }
     }
-    if (scene == NULL) {
-        return fail("--scene is required (known scenes: %s)", tune_scene_known());
+    if (world != NULL) {
+        if (scene != NULL || size != NULL || stiffness != NULL || compliance != NULL) {
+            return fail("--world takes the world as saved: not with --scene, --size, --stiffness or --compliance");
+        }
+        int status = read_world(world, o);
+        if (status != 0) {
+            return status;
+        }
+    } else if (scene == NULL) {
+        return fail("--scene or --world is required (known scenes: %s)", tune_scene_known());
     }
-    tune_scene_kind kind;
-    if (!tune_scene_parse(scene, &kind)) {
+    tune_scene_kind kind = TUNE_WORLD;
+    if (world == NULL && !tune_scene_parse(scene, &kind)) {
         return fail("unknown scene '%s' (known scenes: %s)", scene, tune_scene_known());
     }
-    o->scene = tune_scene_default(kind);
+    if (world == NULL) {
+        o->scene = tune_scene_default(kind);
+    }
     char why[160];
     if (size != NULL && !tune_scene_parse_size(&o->scene, size, why, sizeof why)) {
         return fail("bad --size '%s': %s", size, why);
@@ -874,5 +934,6 @@ int main(int argc, char **argv)
     free(samples);
     free(times);
     free(results);
+    free(o.world_bytes);
     return exit_code;
 }

@@ -35,14 +35,14 @@ bool tune_scene_parse(const char *name, tune_scene_kind *out)
 
 const char *tune_scene_name(tune_scene_kind kind)
 {
-    return (unsigned)kind < TUNE_SCENE_COUNT ? scene_names[kind] : "?";
+    return (unsigned)kind < TUNE_SCENE_COUNT ? scene_names[kind] : (kind == TUNE_WORLD ? "world" : "?");
 }
 
 const char *tune_scene_known(void) { return "rope, cloth, softbody, pile, ik"; }
 
 tune_scene_def tune_scene_default(tune_scene_kind kind)
 {
-    tune_scene_def def = {kind, 0, 0, 0, 1.0f, 0.0f};
+    tune_scene_def def = {kind, 0, 0, 0, 1.0f, 0.0f, NULL, 0u, NULL};
     switch (kind) {
     case TUNE_ROPE: def.n = 40; break;
     case TUNE_CLOTH: def.columns = 20; def.rows = 20; break;
@@ -135,6 +135,12 @@ void tune_scene_describe(const tune_scene_def *def, char *buf, size_t size)
                  "(penetration) / ball diameter 1 m",
                  def->n);
         break;
+    case TUNE_WORLD:
+        snprintf(buf, size,
+                 "the world saved in %s (%zu bytes), every candidate loaded from it with its own solver "
+                 "settings; error: every constraint kind, in metres (radians for angles, m^2 for areas)",
+                 def->path != NULL ? def->path : "?", def->snapshot_size);
+        break;
     case TUNE_IK:
         snprintf(buf, size,
                  "IK arm of %d segments (distance + angle constraints +-%.2g rad, base pinned, tip pulled "
@@ -157,6 +163,9 @@ void tune_scene_title(const tune_scene_def *def, char *buf, size_t size)
 {
     if (def->kind == TUNE_CLOTH) {
         snprintf(buf, size, "cloth %dx%d", def->columns, def->rows);
+    } else if (def->kind == TUNE_WORLD) {
+        const char *slash = def->path != NULL ? strrchr(def->path, '/') : NULL;
+        snprintf(buf, size, "world %s", slash != NULL ? slash + 1 : (def->path != NULL ? def->path : "?"));
     } else {
         snprintf(buf, size, "%s %d", tune_scene_name(def->kind), def->n);
     }
@@ -178,6 +187,7 @@ const char *tune_scene_metric_label(tune_scene_kind kind)
     case TUNE_SOFTBODY: return "max distance error / ring edge";
     case TUNE_PILE: return "max penetration / ball diameter";
     case TUNE_IK: return "max distance error / segment length";
+    case TUNE_WORLD: return "max error of any kind (m)";
     default: return "max error";
     }
 }
@@ -261,6 +271,21 @@ sinew_status tune_scene_create(const tune_scene_def *def, const sinew_solver_def
     memset(out, 0, sizeof *out);
     out->kind = def->kind;
     out->metric = SINEW_KIND_DISTANCE;
+    if (def->kind == TUNE_WORLD) { // the saved world, with the candidate's solver settings
+        out->metric = SINEW_KIND_COUNT;
+        out->rest_length = 1.0f;
+        sinew_status s = sinew_world_load(def->snapshot, def->snapshot_size, NULL, &out->world);
+        if (s == SINEW_OK) {
+            s = sinew_world_set_solver(out->world, solver);
+        }
+        if (s != SINEW_OK) {
+            const char *reason = "";
+            sinew_snapshot_check(def->snapshot, def->snapshot_size, &reason);
+            snprintf(why, why_size, "loading %s failed: %s (%s)", def->path, sinew_status_string(s), reason);
+            tune_scene_destroy(out);
+        }
+        return s;
+    }
     sinew_world_def wd = sinew_default_world_def();
     wd.solver = *solver;
     if (def->kind == TUNE_IK) {

@@ -12,7 +12,8 @@ typedef enum tune_scene_kind {
     TUNE_SOFTBODY,
     TUNE_PILE,
     TUNE_IK,
-    TUNE_SCENE_COUNT
+    TUNE_SCENE_COUNT,
+    TUNE_WORLD = TUNE_SCENE_COUNT, ///< a saved world (sinew-tune --world FILE), not a --scene
 } tune_scene_kind;
 
 /// What to build: the scene and its size (`n` for rope links, soft body points, pile balls and IK
@@ -23,6 +24,11 @@ typedef struct tune_scene_def {
     int columns, rows;
     float stiffness;  ///< of the scene's distance constraints, (0, 1]; default 1
     float compliance; ///< of the scene's distance constraints, m/N >= 0; default 0 (PBD)
+    // TUNE_WORLD: the snapshot every candidate starts from (sinew_world_save's bytes), and its
+    // file's name; the caller owns both.
+    const void *snapshot;
+    size_t snapshot_size;
+    const char *path;
 } tune_scene_def;
 
 /// A built scene.
