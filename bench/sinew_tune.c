@@ -73,7 +73,9 @@ typedef struct result {
     int substeps, iterations;
     double *max_error; // iterations + 1 samples: after iteration k of the last sub-step, mean over steps
     double *rms_error; // the same for the RMS error over the constraints, mean over steps
-    double ns_per_step; // median over the measured steps, recording off; the fastest of `repeat` runs
+    double ns_per_step; // the median over `repeat` interleaved rounds of each round's median step time
+    double ns_lo, ns_hi; // the fastest and slowest round: the spread of the timing
+    double projections; // constraint projections per step (sub-steps x iterations x constraints), mean
     long resets;        // particle sub-steps the engine reset (a diverging setting)
 } result;
 
@@ -94,7 +96,7 @@ static void usage(FILE *f)
             "  --compliance C     XPBD compliance of the scene's links, m/N >= 0 (default 0; not for the pile)\n"
             "  --steps N          measured steps per setting (default 60; steps are 1/60 s)\n"
             "  --warmup N         steps run before measuring (default 30)\n"
-            "  --repeat R         timed runs per setting; the fastest counts (default 3)\n"
+            "  --repeat R         timing rounds, every setting once a round; the median counts (default 5)\n"
             "  --budget E         error budget as a fraction of the rest length, or a percentage\n"
             "                     with %% (default 0.01 = 1%%)\n"
             "  --out DIR          where results.csv and the SVG plots go (default tune-SCENE)\n"
@@ -294,7 +296,7 @@ static int parse_args(int argc, char **argv, options *o)
     char inline_value[512];
     o->steps = 60;
     o->warmup = 30;
-    o->repeat = 3;
+    o->repeat = 5;
     o->budget = 0.01;
     o->out = NULL;
     for (int k = 1; k < argc; ++k) {
@@ -504,18 +506,11 @@ static bool time_run(const options *o, const sinew_solver_def *solver, double *t
 
 // Measures one setting: `repeat` timed runs (recording off; the fastest median counts, as other
 // programs on the machine only ever slow a run down), then a recorded run of the same steps.
-static bool measure(const options *o, result *r, double *times, char *why, size_t why_size)
+// The error after every iteration (mean over the measured steps) and the projections per step of
+// a setting, from one run with recording on. Deterministic: every run follows the same trajectory.
+static bool record_errors(const options *o, result *r, char *why, size_t why_size)
 {
     const sinew_solver_def solver = solver_of(r);
-    r->ns_per_step = INFINITY;
-    for (int k = 0; k < o->repeat; ++k) {
-        double median;
-        if (!time_run(o, &solver, times, &median, why, why_size)) {
-            return false;
-        }
-        r->ns_per_step = median < r->ns_per_step ? median : r->ns_per_step;
-    }
-
     tune_scene sc;
     bool ok = true;
     if (tune_scene_create(&o->scene, &solver, &sc, why, why_size) != SINEW_OK) {
@@ -535,9 +530,14 @@ static bool measure(const options *o, result *r, double *times, char *why, size_
         r->rms_error[k] = 0.0;
     }
     const double inv_rest = 1.0 / (double)sc.rest_length;
+    r->projections = 0.0;
     for (int k = 0; k < o->steps && ok; ++k) {
         ok = step_checked(&sc, why, why_size);
-        r->resets += ok ? sinew_world_stats(sc.world).reset_particles : 0;
+        const sinew_step_stats st = sinew_world_stats(sc.world);
+        r->resets += ok ? st.reset_particles : 0;
+        for (int kind = 0; kind < SINEW_KIND_COUNT && ok; ++kind) {
+            r->projections += (double)st.substeps * st.iterations * st.kinds[kind].count;
+        }
         int substeps = 0, iterations = 0;
         const sinew_error_sample *e = ok ? sinew_world_iteration_errors(sc.world, sc.metric, &substeps, &iterations)
                                          : NULL;
@@ -560,6 +560,45 @@ static bool measure(const options *o, result *r, double *times, char *why, size_
         r->max_error[i] /= (double)o->steps;
         r->rms_error[i] /= (double)o->steps;
     }
+    r->projections /= (double)o->steps;
+    return ok;
+}
+
+// The median of n values (sorted in place).
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_double);
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Times every setting in `repeat` rounds, each round running every setting once in turn (so a
+// machine that slows down for a while slows every setting alike): each setting's time is the
+// median of its rounds' medians, its spread their range.
+static bool time_settings(const options *o, result *results, int count, double *times, char *why, size_t why_size,
+                          bool progress)
+{
+    double *rounds = calloc((size_t)count * (size_t)o->repeat, sizeof *rounds);
+    if (rounds == NULL) {
+        snprintf(why, why_size, "out of memory");
+        return false;
+    }
+    bool ok = true;
+    for (int round = 0; round < o->repeat && ok; ++round) {
+        for (int k = 0; k < count && ok; ++k) {
+            if (progress) {
+                fprintf(stderr, "\rtiming: round %d/%d, setting %d/%d   ", round + 1, o->repeat, k + 1, count);
+            }
+            const sinew_solver_def solver = solver_of(&results[k]);
+            ok = time_run(o, &solver, times, &rounds[(size_t)k * (size_t)o->repeat + (size_t)round], why, why_size);
+        }
+    }
+    for (int k = 0; k < count && ok; ++k) {
+        double *mine = &rounds[(size_t)k * (size_t)o->repeat];
+        results[k].ns_per_step = median_of(mine, o->repeat); // sorts: mine[0] is the fastest round
+        results[k].ns_lo = mine[0];
+        results[k].ns_hi = mine[o->repeat - 1];
+    }
+    free(rounds);
     return ok;
 }
 
@@ -715,6 +754,25 @@ static bool write_plots(const options *o, const result *results, int count, char
     return ok;
 }
 
+// Whether setting a needs less work than setting b to reach the budget: fewer projections per
+// step (deterministic), then fewer sub-steps, then fewer iterations, then the order given.
+static bool less_work(const result *a, const result *b)
+{
+    if (a->projections != b->projections) {
+        return a->projections < b->projections;
+    }
+    if (a->substeps != b->substeps) {
+        return a->substeps < b->substeps;
+    }
+    return a->iterations < b->iterations;
+}
+
+// Two timings are tied when their spreads (fastest to slowest round) overlap.
+static bool tied(const result *a, const result *b) { return a->ns_lo <= b->ns_hi && b->ns_lo <= a->ns_hi; }
+
+// The verdict ranks by work, which is deterministic, so that the same inputs always give the same
+// verdict; time follows, as medians with their spreads, and two settings whose spreads overlap
+// are called tied rather than ranked by noise.
 static void print_verdict(const options *o, const result *results, int count)
 {
     int best[MODE_COUNT];
@@ -734,28 +792,32 @@ static void print_verdict(const options *o, const result *results, int count)
         if (best_error[m] < 0 || end_error(r) < end_error(&results[best_error[m]])) {
             best_error[m] = k;
         }
-        if (end_error(r) <= o->budget && (best[m] < 0 || r->ns_per_step < results[best[m]].ns_per_step)) {
+        if (end_error(r) <= o->budget && (best[m] < 0 || less_work(r, &results[best[m]]))) {
             best[m] = k;
         }
     }
-    int fastest = -1;
+    int winner = -1, fastest = -1;
     for (int j = 0; j < o->mode_count; ++j) {
         const int m = o->modes[j];
+        if (best[m] >= 0 && (winner < 0 || less_work(&results[best[m]], &results[best[winner]]))) {
+            winner = m;
+        }
         if (best[m] >= 0 && (fastest < 0 || results[best[m]].ns_per_step < results[best[fastest]].ns_per_step)) {
             fastest = m;
         }
     }
     printf("budget: max error at the end of a step, mean over the measured steps, <= %.4g of the rest length\n",
            o->budget);
-    printf("cheapest setting per mode that reaches it (time per step, error, time against the fastest):\n");
+    printf("least work per mode that reaches it (projections per step, error; time per step: median [fastest, "
+           "slowest round]):\n");
     for (int j = 0; j < o->mode_count; ++j) {
         const int m = o->modes[j];
         char text[96];
         if (best[m] >= 0) {
             const result *r = &results[best[m]];
             setting_text(r, true, text, sizeof text);
-            printf("  %-44s %10.2f us  %.3g  %5.2fx\n", text, 1e-3 * r->ns_per_step, end_error(r),
-                   r->ns_per_step / results[best[fastest]].ns_per_step);
+            printf("  %-44s %12.0f  %.3g  %9.2f us [%.2f, %.2f]\n", text, r->projections, end_error(r),
+                   1e-3 * r->ns_per_step, 1e-3 * r->ns_lo, 1e-3 * r->ns_hi);
         } else if (best_error[m] >= 0) {
             setting_text(&results[best_error[m]], true, text, sizeof text);
             printf("  %-10s none of its %d settings reaches the budget; the best, %s, ends at %.3g\n",
@@ -764,28 +826,33 @@ static void print_verdict(const options *o, const result *results, int count)
             printf("  %-10s every one of its %d settings diverged\n", modes_known[m].name, mode_settings[m]);
         }
     }
-    if (fastest >= 0) {
+    if (winner >= 0) {
         char text[96];
-        setting_text(&results[best[fastest]], true, text, sizeof text);
-        printf("verdict: %s reaches the budget cheapest (%s, %.2f us per step)", modes_known[fastest].name, text,
-               1e-3 * results[best[fastest]].ns_per_step);
-        // Within 5% is within the noise of timing on a shared machine: call it a tie.
-        int others = 0;
+        setting_text(&results[best[winner]], true, text, sizeof text);
+        printf("verdict: %s reaches the budget with the least work (%s)", modes_known[winner].name, text);
         for (int j = 0; j < o->mode_count; ++j) {
             const int m = o->modes[j];
-            const double ratio = best[m] >= 0 ? results[best[m]].ns_per_step / results[best[fastest]].ns_per_step : 0.0;
-            if (m != fastest && best[m] >= 0 && ratio < 1.05) {
-                printf("%s %s", others == 0 ? "; tied within 5% (timing noise):" : ",", modes_known[m].name);
-                others += 1;
+            if (m != winner && best[m] >= 0) {
+                printf("; %s needs %.2fx its projections", modes_known[m].name,
+                       results[best[m]].projections / results[best[winner]].projections);
             }
         }
-        others = 0;
+        printf("\n");
+        // Time: the fastest by median, and every mode whose spread overlaps it is tied with it.
+        printf("time: fastest %s", modes_known[fastest].name);
+        int ties = 0;
         for (int j = 0; j < o->mode_count; ++j) {
             const int m = o->modes[j];
-            const double ratio = best[m] >= 0 ? results[best[m]].ns_per_step / results[best[fastest]].ns_per_step : 0.0;
-            if (m != fastest && best[m] >= 0 && ratio >= 1.05) {
-                printf("%s %s takes %.2fx its time", others == 0 ? ";" : ",", modes_known[m].name, ratio);
-                others += 1;
+            if (m != fastest && best[m] >= 0 && tied(&results[best[m]], &results[best[fastest]])) {
+                printf("%s %s", ties == 0 ? ", tied with (spreads overlap):" : ",", modes_known[m].name);
+                ties += 1;
+            }
+        }
+        for (int j = 0; j < o->mode_count; ++j) {
+            const int m = o->modes[j];
+            if (m != fastest && best[m] >= 0 && !tied(&results[best[m]], &results[best[fastest]])) {
+                printf("; %s takes %.2fx its time", modes_known[m].name,
+                       results[best[m]].ns_per_step / results[best[fastest]].ns_per_step);
             }
         }
         printf("\n");
@@ -894,8 +961,9 @@ int main(int argc, char **argv)
     char description[400];
     tune_scene_describe(&o.scene, description, sizeof description);
     printf("scene: %s\n", description);
-    printf("measured: %d settings, each %d warm-up + %d measured steps of 1/60 s; time = median per step, recording "
-           "off, fastest of %d runs\n",
+    printf("measured: %d settings, each %d warm-up + %d measured steps of 1/60 s; errors from one run with recording "
+           "on; time per step = median over %d interleaved rounds (every setting once a round) of each round's median, "
+           "recording off\n",
            count, o.warmup, o.steps, o.repeat);
     fflush(stdout);
     const bool progress = isatty(STDERR_FILENO) != 0;
@@ -906,13 +974,17 @@ int main(int argc, char **argv)
             setting_text(&results[k], false, text, sizeof text);
             fprintf(stderr, "\r[%d/%d] %-40s", k + 1, count, text);
         }
-        if (!measure(&o, &results[k], times, why, sizeof why)) {
+        if (!record_errors(&o, &results[k], why, sizeof why)) {
             char text[96];
             setting_text(&results[k], true, text, sizeof text);
             fprintf(stderr, "%ssinew-tune: %s: %s\n", progress ? "\n" : "", text, why);
             exit_code = 1;
             break;
         }
+    }
+    if (exit_code == 0 && !time_settings(&o, results, count, times, why, sizeof why, progress)) {
+        fprintf(stderr, "%ssinew-tune: timing: %s\n", progress ? "\n" : "", why);
+        exit_code = 1;
     }
     if (progress) {
         fprintf(stderr, "\r%60s\r", "");

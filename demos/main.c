@@ -4,6 +4,7 @@
 //
 //   sinew-demos [--scene NAME] [--mode gs|jacobi] [--iterations N] [--substeps N] [--omega W] [--frames N]
 //   sinew-demos --headless --scene NAME --frames N --screenshot FILE.png|FILE.bmp [--no-hud] [--keys KEYS]
+//               [--save-world FILE.snw]
 //
 // Exit status: 0 fine; 1 bad arguments or SDL failure; 2 an engine call failed; 3 a particle
 // position became NaN or infinite.
@@ -360,11 +361,12 @@ static void draw_help(app *a)
              "o  p        Jacobi omega down, up\n"
              "a           autoplay (the scripted input)\n"
              "F12         screenshot: sinew-%s.png\n"
+             "F5          save the world: sinew-%s.snw (sinew-tune --world)\n"
              "h           this help\n"
              "esc  q      quit\n"
              "\n"
              "%s\n%s",
-             a->def->name, a->def->title, a->def->help);
+             a->def->name, a->def->name, a->def->title, a->def->help);
     float w, h;
     demo_hud_measure(d, text, &w, &h);
     const float x = 0.5f * ((float)a->width - w), y = 0.5f * ((float)a->height - h);
@@ -425,6 +427,31 @@ static void save_window(app *a, const char *path)
     SDL_RenderPresent(a->renderer);
 }
 
+// Saves the scene's first world with sinew_world_save (the input of sinew-tune --world). False,
+// with a message, on failure.
+static bool save_world_file(const app *a, const char *path)
+{
+    const sinew_world *w = a->scene->worlds[0];
+    const size_t size = sinew_world_save_size(w);
+    void *buf = malloc(size);
+    size_t written = 0;
+    FILE *f = NULL;
+    const bool ok = buf != NULL && sinew_world_save(w, buf, size, &written) == SINEW_OK &&
+                    (f = fopen(path, "wb")) != NULL && fwrite(buf, 1, written, f) == written;
+    if (f != NULL && fclose(f) != 0) {
+        free(buf);
+        fprintf(stderr, "sinew-demos: writing %s failed\n", path);
+        return false;
+    }
+    free(buf);
+    if (!ok) {
+        fprintf(stderr, "sinew-demos: saving the world to %s failed\n", path);
+        return false;
+    }
+    printf("sinew-demos: saved the world to %s (%zu bytes; tune it: sinew-tune --world %s)\n", path, written, path);
+    return true;
+}
+
 static void screenshot_window(app *a)
 {
     char path[256];
@@ -462,6 +489,12 @@ static void handle_key(app *a, SDL_Keycode key)
     case SDLK_h: a->show_help = !a->show_help; break;
     case SDLK_a: a->autoplay = !a->autoplay; a->frame = 0; break;
     case SDLK_F12: screenshot_window(a); break;
+    case SDLK_F5: {
+        char path[256];
+        snprintf(path, sizeof path, "sinew-%s.snw", a->def->name);
+        save_world_file(a, path);
+        break;
+    }
     default:
         if ((key >= SDLK_1 && key < SDLK_1 + demo_count) || (key >= SDLK_KP_1 && key < SDLK_KP_1 + demo_count)) {
             if (!load_scene(a, (int)(key >= SDLK_KP_1 ? key - SDLK_KP_1 : key - SDLK_1), false)) {
@@ -567,7 +600,7 @@ static int run_window(app *a, int max_frames, const char *screenshot)
 // ---------------------------------------------------------------------------------------------
 // Headless mode
 
-static int run_headless(app *a, int frames, const char *screenshot, bool autoplay)
+static int run_headless(app *a, int frames, const char *screenshot, bool autoplay, const char *save_world)
 {
     a->autoplay = autoplay && a->def->autoplay != NULL;
     a->fps = 0.0;
@@ -593,6 +626,9 @@ static int run_headless(app *a, int frames, const char *screenshot, bool autopla
     if (screenshot != NULL && a->exit_code == 0 && !demo_save_surface(a->target, screenshot)) {
         a->exit_code = 1;
     }
+    if (save_world != NULL && a->exit_code == 0 && !save_world_file(a, save_world)) {
+        a->exit_code = 1;
+    }
     printf("sinew-demos: scene=%s frames=%d particles=%d constraints=%d moved=%.3f nonfinite=%d "
            "max_error=%.3e rms_error=%.3e step_ms=%.3f render_ms=%.1f image=%s\n",
            a->def->name, a->frame, particles, constraints, (double)moved_since_start(a), a->exit_code == 3 ? 1 : 0,
@@ -610,6 +646,7 @@ static void usage(FILE *f)
             "                   [--size WxH] [--balls N] [--autoplay] [--frames N [--screenshot FILE]]\n"
             "       sinew-demos --headless --scene NAME [--frames N] [--screenshot FILE.png|FILE.bmp] [--no-hud]\n"
             "                   [--no-autoplay] [--keys KEYS] (scene keys pressed at the first steps, e.g. m in ik)\n"
+            "                   [--save-world FILE] (the scene's world after the frames, for sinew-tune --world)\n"
             "       sinew-demos --list\n"
             "scenes:");
     for (int k = 0; k < demo_count; ++k) {
@@ -635,7 +672,7 @@ int main(int argc, char **argv)
     a.show_hud = true;
     a.width = 1280;
     a.height = 800;
-    const char *scene_name = NULL, *screenshot = NULL, *mode = NULL;
+    const char *scene_name = NULL, *screenshot = NULL, *mode = NULL, *save_world = NULL;
     int frames = -1, iterations = 0, substeps = 0;
     float omega = 0.0f;
     bool no_autoplay = false;
@@ -664,6 +701,8 @@ int main(int argc, char **argv)
             scene_name = val, ++i;
         } else if (strcmp(arg, "--keys") == 0) {
             a.keys = val, ++i;
+        } else if (strcmp(arg, "--save-world") == 0) {
+            save_world = val, ++i;
         } else if (strcmp(arg, "--screenshot") == 0) {
             screenshot = val, ++i;
         } else if (strcmp(arg, "--mode") == 0) {
@@ -771,7 +810,7 @@ int main(int argc, char **argv)
         }
     }
     if (a.exit_code == 0) {
-        a.exit_code = a.headless ? run_headless(&a, frames >= 0 ? frames : 120, screenshot, !no_autoplay)
+        a.exit_code = a.headless ? run_headless(&a, frames >= 0 ? frames : 120, screenshot, !no_autoplay, save_world)
                                  : run_window(&a, frames, screenshot);
     }
     if (a.scene != NULL) {
