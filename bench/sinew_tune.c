@@ -833,8 +833,12 @@ static void print_verdict(const options *o, const result *results, int count)
         for (int j = 0; j < o->mode_count; ++j) {
             const int m = o->modes[j];
             if (m != winner && best[m] >= 0) {
-                printf("; %s needs %.2fx its projections", modes_known[m].name,
-                       results[best[m]].projections / results[best[winner]].projections);
+                const double ratio = results[best[m]].projections / results[best[winner]].projections;
+                if (ratio < 1.005) {
+                    printf("; %s needs as many", modes_known[m].name);
+                } else {
+                    printf("; %s needs %.2fx its projections", modes_known[m].name, ratio);
+                }
             }
         }
         printf("\n");

@@ -106,3 +106,9 @@ run stiffness time --scene cloth --modes gs --stiffness 0.5 --substeps 1,2,4,8,1
 table stiffness
 run compliance time --scene cloth --modes gs --compliance 1e-5 --substeps 1,2,4,8,16 --iterations 1,2,4,8,16
 table compliance
+
+# A saved demo scene: the soft bodies of sinew-demos after 180 frames (its F5 key, or
+# `sinew-demos --headless --scene softbody --frames 180 --save-world docs/images/tune-world-softbody.snw`).
+run world "iteration time" --world "$images/tune-world-softbody.snw" --modes gs,gs-shuffle,jacobi --omega 1.0,1.5 \
+    --substeps 2,4,8 --iterations 1,2,4,8,16
+table world
