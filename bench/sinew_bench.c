@@ -31,13 +31,14 @@ typedef struct options {
     float omega;
     const char *method, *start; // ik: solver method and start pose
     int cap;                    // ik: max iterations per solve
+    const char *save_world;     // --save-world FILE: the world after the run, for sinew-tune --world
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--save-world FILE]\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n");
 }
@@ -117,6 +118,22 @@ static int pile_quality_of(const sinew_world *world, const pile_layout *layout, 
     int status = pile_quality(v.count, x, y, vx, vy, r, layout->width, layout->height, q);
     free(buf);
     return status;
+}
+
+// Writes the world's snapshot to `path`. 0, or 1 on failure.
+static int save_world_file(const sinew_world *world, const char *path)
+{
+    const size_t size = sinew_world_save_size(world);
+    void *buf = malloc(size);
+    size_t written = 0;
+    FILE *f = NULL;
+    int bad = buf == NULL || sinew_world_save(world, buf, size, &written) != SINEW_OK || (f = fopen(path, "wb")) == NULL ||
+              fwrite(buf, 1, written, f) != written;
+    if (f != NULL) {
+        bad |= fclose(f) != 0;
+    }
+    free(buf);
+    return bad;
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -343,6 +360,10 @@ static int run(const options *o, int iteration)
     }
     printf("\"snapshot_bytes_per_particle\":%.2f,\"save_ns_per_particle\":%.2f,\"load_ns_per_particle\":%.2f,",
            snap_bytes, save_ns, load_ns);
+    if (o->save_world != NULL && iteration == 0 && save_world_file(world, o->save_world) != 0) {
+        fprintf(stderr, "sinew-bench: cannot save the world to %s\n", o->save_world);
+        return 1;
+    }
     printf("\"max_error\":%.6g,\"rms_error\":%.6g,\"state_hash\":\"%016llx\"}\n", (double)st.max_error,
            (double)st.rms_error, (unsigned long long)state_hash(world));
     fflush(stdout);
@@ -480,7 +501,7 @@ int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
     options o = {"rope", 1000, 100, 100, 100, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
-                 "fabrik", "cold", 1000};
+                 "fabrik", "cold", 1000, NULL};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
@@ -496,6 +517,8 @@ int main(int argc, char **argv)
             ok = 0;
         } else if (strcmp(a, "--scene") == 0) {
             o.scene = v;
+        } else if (strcmp(a, "--save-world") == 0) {
+            o.save_world = v;
         } else if (strcmp(a, "--rings") == 0) {
             ok = bench_parse_int(v, 1, 100000, &o.rings);
         } else if (strcmp(a, "--n") == 0) {

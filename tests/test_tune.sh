@@ -2,10 +2,13 @@
 # Tests of bench/sinew-tune (issue 7): the CSV has the documented columns; the error does not rise
 # over the iterations of a converging case; Jacobi omega outside (0, 2) is refused; the SVG plots
 # parse as XML and have one <path> per setting; bad arguments fail with a message; every scene runs.
-# Usage: sh tests/test_tune.sh path/to/sinew-tune   (meson runs it as the `tune` test)
+# Also: --world runs on a world saved by sinew-bench --save-world, and refuses a file that is not
+# one; the verdict line is the same on every run (it ranks by work, which is deterministic).
+# Usage: sh tests/test_tune.sh path/to/sinew-tune path/to/sinew-bench   (meson runs it as `tune`)
 # Prints cmocka-style summary lines, so tests/run counts these checks with the others.
 set -u
-tune="${1:?usage: test_tune.sh path/to/sinew-tune}"
+tune="${1:?usage: test_tune.sh path/to/sinew-tune path/to/sinew-bench}"
+bench="${2:?usage: test_tune.sh path/to/sinew-tune path/to/sinew-bench}"
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/sinew-tune-test.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -107,13 +110,44 @@ for plot in error_vs_iteration error_vs_time; do
     done
 done
 
-# The verdict names the cheapest setting of each mode and the ratio of their times.
-if grep -qE '^  gs, [0-9]+ sub-steps? x [0-9]+ iterations? +[0-9.]+ us' "$tmp/rope.txt" &&
-    grep -qE '^  jacobi' "$tmp/rope.txt" && grep -qE '^verdict: ' "$tmp/rope.txt"; then
-    ok "the verdict lists each mode and names the cheapest"
+# The verdict names the setting of least work of each mode (projections, error, time with its
+# spread) and the mode that needs the least work; a time line follows.
+if grep -qE '^  gs, [0-9]+ sub-steps? x [0-9]+ iterations? +[0-9]+ +[0-9.e-]+ +[0-9.]+ us \[[0-9.]+, [0-9.]+\]' \
+    "$tmp/rope.txt" && grep -qE '^  jacobi' "$tmp/rope.txt" && grep -qE '^verdict: [a-z-]+ reaches the budget with the least work' "$tmp/rope.txt" &&
+    grep -qE '^time: fastest ' "$tmp/rope.txt"; then
+    ok "the verdict lists each mode and names the one with the least work"
 else
     bad "verdict: $(cat "$tmp/rope.txt")"
 fi
+
+# The verdict line is the same on every run: three more runs of the same small case.
+for k in 1 2 3; do
+    "$tune" --scene rope --size 16 --modes gs,jacobi --omega 1.0,1.5 --iterations 1,4,8 --substeps 1,4 \
+        --steps 8 --warmup 4 --repeat 2 --out "$tmp/again" 2>/dev/null | grep '^verdict' >>"$tmp/verdicts.txt"
+done
+grep '^verdict' "$tmp/rope.txt" >>"$tmp/verdicts.txt"
+if [ "$(sort -u "$tmp/verdicts.txt" | wc -l)" -eq 1 ] && [ "$(wc -l <"$tmp/verdicts.txt")" -eq 4 ]; then
+    ok "four runs print the same verdict"
+else
+    bad "the verdicts differ: $(sort "$tmp/verdicts.txt" | uniq -c)"
+fi
+
+# --- a saved world: sinew-bench saves a soft body's world, sinew-tune starts every setting from it
+if "$bench" --scene softbody --rings 2 --n 12 --steps 20 --repeat 1 --save-world "$tmp/world.snw" >/dev/null 2>"$tmp/bench.err" &&
+    "$tune" --world "$tmp/world.snw" --modes gs,jacobi --omega 1 --iterations 1,4 --substeps 2 --steps 4 --warmup 2 \
+        --out "$tmp/world" >"$tmp/world.txt" 2>"$tmp/world.err" &&
+    grep -q "the world saved in $tmp/world.snw" "$tmp/world.txt" && [ -s "$tmp/world/results.csv" ] &&
+    [ "$(awk -F, 'NR > 1 && $1 != "world" { n++ } END { print n + 0 }' "$tmp/world/results.csv")" -eq 0 ]; then
+    ok "sinew-tune --world runs on a saved world"
+else
+    bad "sinew-tune --world: $(cat "$tmp/bench.err" "$tmp/world.err") $(head -n 3 "$tmp/world.txt")"
+fi
+printf 'not a snapshot at all' >"$tmp/junk.snw"
+expect_refusal "--world refuses a file that is not a snapshot" 'not a sinew snapshot' --world "$tmp/junk.snw" \
+    --out "$tmp/never"
+expect_refusal "--world refuses a missing file" 'cannot open --world' --world "$tmp/missing.snw" --out "$tmp/never"
+expect_refusal "--world and --scene exclude each other" 'not with --scene' --world "$tmp/world.snw" --scene rope \
+    --out "$tmp/never"
 
 # --- every scene runs (tiny), with the links' compliance where a scene has links
 for args in "--scene cloth --size 4x4" "--scene softbody --size 8 --compliance 1e-4" \
@@ -138,7 +172,7 @@ expect_refusal "omega 2 is refused even without jacobi in --modes" 'omega must b
     --scene rope --modes gs --omega 2 --out "$tmp/never"
 
 # --- bad arguments fail with a message
-expect_refusal "no --scene" '--scene is required.*rope, cloth, softbody, pile, ik'
+expect_refusal "no --scene" '--scene or --world is required.*rope, cloth, softbody, pile, ik'
 expect_refusal "unknown scene lists the known ones" "unknown scene 'bridge'.*rope, cloth, softbody, pile, ik" \
     --scene bridge
 expect_refusal "unknown option" "unknown option '--frobnicate'" --scene rope --frobnicate 3

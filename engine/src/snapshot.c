@@ -476,9 +476,10 @@ sinew_status sinew_world_save(const sinew_world *world, void *buffer, size_t cap
 static bool read_header(sinew__reader *r, uint32_t *section_count)
 {
     if (r->size < SINEW__HEADER_BYTES) {
-        return fail(r, r->size >= 8 && memcmp(r->data, magic, 8) != 0 ? SINEW_ERR_SNAPSHOT_FOREIGN
-                                                                       : SINEW_ERR_SNAPSHOT_TRUNCATED,
-                    "snapshot: shorter than its header");
+        const size_t start = r->size < 8 ? r->size : 8;
+        return memcmp(r->data, magic, start) != 0
+                   ? fail(r, SINEW_ERR_SNAPSHOT_FOREIGN, "snapshot: not a sinew snapshot (no SINEWSNP at the start)")
+                   : fail(r, SINEW_ERR_SNAPSHOT_TRUNCATED, "snapshot: shorter than its header");
     }
     const uint8_t *h = r->data;
     uint32_t version, mark;
