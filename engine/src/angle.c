@@ -340,6 +340,13 @@ static bool angles_load(sinew_world *world, sinew__reader *r)
     return true;
 }
 
+static void angles_truncate(sinew_world *world, int count)
+{
+    while (world->angles.count > count) {
+        remove_at(&world->angles, world->angles.count - 1);
+    }
+}
+
 static int angles_count(const sinew_world *world) { return world->angles.count; }
 
 static void angles_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
@@ -372,4 +379,5 @@ const sinew__kind_ops sinew__angle_kind = {
     .free = angles_free,
     .save = angles_save,
     .load = angles_load,
+    .truncate = angles_truncate,
 };

@@ -467,6 +467,13 @@ static bool areas_load(sinew_world *world, sinew__reader *r)
     return sinew__expect(r, tiled, "snapshot: the area rings overlap or leave gaps in their pool");
 }
 
+static void areas_truncate(sinew_world *world, int count)
+{
+    while (world->areas.count > count) {
+        remove_at(&world->areas, world->areas.count - 1);
+    }
+}
+
 static int areas_count(const sinew_world *world) { return world->areas.count; }
 
 static void areas_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
@@ -499,4 +506,5 @@ const sinew__kind_ops sinew__area_kind = {
     .free = areas_free,
     .save = areas_save,
     .load = areas_load,
+    .truncate = areas_truncate,
 };

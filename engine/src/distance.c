@@ -381,6 +381,13 @@ static bool distances_load(sinew_world *world, sinew__reader *r)
     return true;
 }
 
+static void distances_truncate(sinew_world *world, int count)
+{
+    while (world->distances.l.count > count) {
+        remove_at(world, world->distances.l.count - 1);
+    }
+}
+
 static int distances_count(const sinew_world *world) { return world->distances.l.count; }
 
 static void distances_begin_substep(sinew_world *world) { sinew__links_begin_substep(&world->distances.l); }
@@ -417,4 +424,5 @@ const sinew__kind_ops sinew__distance_kind = {
     .free = distances_free,
     .save = distances_save,
     .load = distances_load,
+    .truncate = distances_truncate,
 };

@@ -99,6 +99,9 @@ typedef struct sinew__kind_ops {
     // Particle `index` is destroyed and particle `moved_from` (the last) moves into its place;
     // NULL for kinds rebuilt every step.
     void (*remove_particle)(sinew_world *world, int index, int moved_from);
+    // Removes the last elements until `count` are left, each in O(1) (a failed builder's rollback:
+    // what it made is last). NULL for kinds rebuilt every step.
+    void (*truncate)(sinew_world *world, int count);
     void (*free)(sinew_world *world);
     // Snapshots (snapshot.c): writes the kind's state; reads it back into a world that has its
     // particles and no constraint of the kind, checking every value (false, r failed, when the

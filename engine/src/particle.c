@@ -192,6 +192,16 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     return SINEW_OK;
 }
 
+void sinew__particles_truncate(sinew_world *world, int count)
+{
+    sinew__particles *p = &world->particles;
+    while (p->count > count) {
+        sinew__store_remove(&p->store, p, particle_fields, &p->count, p->count - 1);
+    }
+    world->grid.valid = world->grid.fresh = false;
+    world->distances.adj_dirty = world->distances.order_dirty = true;
+}
+
 sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
 {
     if (world == NULL) {

@@ -78,6 +78,9 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack);
 // contact response, which writes the records).
 void sinew__particles_unpack_motion(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
+// Removes the last particles until `count` are left, without looking for constraints on them: for
+// a failed builder, once every constraint it made (all those on its particles) is gone.
+void sinew__particles_truncate(sinew_world *world, int count);
 // Snapshots: the particle store (see sinew__kind_ops.save / load).
 void sinew__particles_save(const sinew_world *world, sinew__writer *w);
 bool sinew__particles_load(sinew_world *world, sinew__reader *r);

@@ -327,6 +327,13 @@ static bool pins_load(sinew_world *world, sinew__reader *r)
     return true;
 }
 
+static void pins_truncate(sinew_world *world, int count)
+{
+    while (world->pins.count > count) {
+        remove_at(&world->pins, world->pins.count - 1);
+    }
+}
+
 static int pins_count(const sinew_world *world) { return world->pins.count; }
 
 static void pins_count_all(sinew_world *world, float inv_h2)
@@ -347,4 +354,5 @@ const sinew__kind_ops sinew__pin_kind = {
     .free = pins_free,
     .save = pins_save,
     .load = pins_load,
+    .truncate = pins_truncate,
 };

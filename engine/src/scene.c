@@ -16,7 +16,10 @@ static bool within_limit(int limit, int count, int more) { return limit <= 0 || 
 bool sinew__build_begin(sinew__build *b, sinew_world *world, const sinew_scene_counts *counts, sinew_particle_id *ids)
 {
     const int particles = counts->particles, distances = counts->distances;
-    *b = (sinew__build){world, ids, NULL, particles, 0, SINEW_OK};
+    *b = (sinew__build){world, ids, NULL, particles, 0, SINEW_OK, world->particles.count, {0}};
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        b->kinds_before[sinew__kinds[t]->kind] = sinew__kinds[t]->count(world);
+    }
     const int limit = world->max_constraints;
     if (!within_limit(world->max_particles, world->particles.count, particles) ||
         !within_limit(limit, world->distances.l.count, distances) ||
@@ -82,10 +85,13 @@ sinew_distance_id sinew__build_link(sinew__build *b, int a, int c, const sinew_d
 
 sinew_status sinew__build_end(sinew__build *b)
 {
-    if (b->status != SINEW_OK) {
-        for (int k = b->made - 1; k >= 0; --k) {
-            sinew_particle_destroy(b->world, b->ids[k]); // its constraints go with it
+    if (b->status != SINEW_OK) { // back to what the world held, in time linear in what was made
+        for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+            if (sinew__kinds[t]->truncate != NULL) {
+                sinew__kinds[t]->truncate(b->world, b->kinds_before[sinew__kinds[t]->kind]);
+            }
         }
+        sinew__particles_truncate(b->world, b->particles_before);
     }
     sinew__free(b->world, b->tmp, sizeof(sinew_particle_id) * (size_t)b->capacity);
     return b->status;

@@ -11,6 +11,10 @@ typedef struct sinew__build {
     sinew_particle_id *tmp;
     int capacity, made;
     sinew_status status;
+    // What the world held when the build began: a failed build truncates back to it (everything a
+    // builder makes is last in its store, and nothing else touches its particles).
+    int particles_before;
+    int kinds_before[SINEW_KIND_COUNT];
 } sinew__build;
 
 // Checks what the build makes against the world's max_particles and max_constraints, reserves
