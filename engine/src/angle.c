@@ -249,8 +249,10 @@ static void angle_apply(sinew_world *world, const sinew__angle *c, const joint_s
     }
 }
 
-static void angles_project(sinew_world *world, float inv_h2, bool backward)
+// `shuffled` does not apply: the angles keep their order.
+static void angles_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
 {
+    (void)shuffled;
     sinew__angles *a = &world->angles;
     for (int m = 0; m < a->count; ++m) {
         const int k = backward ? a->count - 1 - m : m;
@@ -262,7 +264,7 @@ static void angles_project(sinew_world *world, float inv_h2, bool backward)
     }
 }
 
-static void angles_accumulate(sinew_world *world, float inv_h2, float omega)
+static bool angles_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     sinew__angles *a = &world->angles;
     const float *inv_n = world->particles.inv_n;
@@ -276,10 +278,12 @@ static void angles_accumulate(sinew_world *world, float inv_h2, float omega)
             angle_apply(world, c, &s, omega * inv * s.dlambda, true);
         }
     }
+    return world->angles.count > 0;
 }
 
-static void angles_count_active(sinew_world *world)
+static void angles_count_active(sinew_world *world, float inv_h2)
 {
+    (void)inv_h2;
     const sinew__angles *a = &world->angles;
     float *inv_n = world->particles.inv_n;
     for (int k = 0; k < a->count; ++k) {
@@ -349,31 +353,13 @@ static void angles_truncate(sinew_world *world, int count)
 
 static int angles_count(const sinew_world *world) { return world->angles.count; }
 
-static void angles_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
-{
-    (void)shuffled; // angles keep their order
-    angles_project(world, inv_h2, backward);
-}
-
-static void angles_count_all(sinew_world *world, float inv_h2)
-{
-    (void)inv_h2;
-    angles_count_active(world);
-}
-
-static bool angles_accumulate_all(sinew_world *world, float inv_h2, float omega)
-{
-    angles_accumulate(world, inv_h2, omega);
-    return world->angles.count > 0;
-}
-
 const sinew__kind_ops sinew__angle_kind = {
     .kind = SINEW_KIND_ANGLE,
     .count = angles_count,
     .begin_substep = angles_begin_substep,
-    .project = angles_project_any,
-    .count_active = angles_count_all,
-    .accumulate = angles_accumulate_all,
+    .project = angles_project,
+    .count_active = angles_count_active,
+    .accumulate = angles_accumulate,
     .error = angles_error,
     .remove_particle = angles_remove_particle,
     .free = angles_free,

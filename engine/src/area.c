@@ -325,8 +325,10 @@ static void area_apply(sinew_world *world, const sinew__area *c, float step, boo
     }
 }
 
-static void areas_project(sinew_world *world, float inv_h2, bool backward)
+// `shuffled` does not apply: the areas keep their order.
+static void areas_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
 {
+    (void)shuffled;
     sinew__areas *a = &world->areas;
     for (int m = 0; m < a->count; ++m) {
         const int k = backward ? a->count - 1 - m : m;
@@ -350,7 +352,7 @@ static float ring_factor(const sinew_world *world, const sinew__area *c, float o
     return omega * inv;
 }
 
-static void areas_accumulate(sinew_world *world, float inv_h2, float omega)
+static bool areas_accumulate(sinew_world *world, float inv_h2, float omega)
 {
     sinew__areas *a = &world->areas;
     for (int k = 0; k < a->count; ++k) {
@@ -361,10 +363,12 @@ static void areas_accumulate(sinew_world *world, float inv_h2, float omega)
             area_apply(world, &a->c[k], f * dlambda, true);
         }
     }
+    return world->areas.count > 0;
 }
 
-static void areas_count_active(sinew_world *world)
+static void areas_count_active(sinew_world *world, float inv_h2)
 {
+    (void)inv_h2;
     const sinew__areas *a = &world->areas;
     for (int k = 0; k < a->count; ++k) {
         const sinew__area *c = &a->c[k];
@@ -476,31 +480,13 @@ static void areas_truncate(sinew_world *world, int count)
 
 static int areas_count(const sinew_world *world) { return world->areas.count; }
 
-static void areas_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
-{
-    (void)shuffled; // areas keep their order
-    areas_project(world, inv_h2, backward);
-}
-
-static void areas_count_all(sinew_world *world, float inv_h2)
-{
-    (void)inv_h2;
-    areas_count_active(world);
-}
-
-static bool areas_accumulate_all(sinew_world *world, float inv_h2, float omega)
-{
-    areas_accumulate(world, inv_h2, omega);
-    return world->areas.count > 0;
-}
-
 const sinew__kind_ops sinew__area_kind = {
     .kind = SINEW_KIND_AREA,
     .count = areas_count,
     .begin_substep = areas_begin_substep,
-    .project = areas_project_any,
-    .count_active = areas_count_all,
-    .accumulate = areas_accumulate_all,
+    .project = areas_project,
+    .count_active = areas_count_active,
+    .accumulate = areas_accumulate,
     .error = areas_error,
     .remove_particle = areas_remove_particle,
     .free = areas_free,

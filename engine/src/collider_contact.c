@@ -159,8 +159,11 @@ void sinew__collider_contacts_refresh(sinew_world *world)
     }
 }
 
-static void collider_contacts_project(sinew_world *world, bool backward)
+// `shuffled` does not apply: collider contacts keep their order.
+static void collider_contacts_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
 {
+    (void)inv_h2;
+    (void)shuffled;
     const sinew__collider_contacts *q = &world->collider_contacts;
     float *x = world->particles.x, *y = world->particles.y;
     const int n = q->count;
@@ -173,8 +176,9 @@ static void collider_contacts_project(sinew_world *world, bool backward)
     }
 }
 
-static void collider_contacts_count_active(sinew_world *world)
+static void collider_contacts_count_active(sinew_world *world, float inv_h2)
 {
+    (void)inv_h2;
     const sinew__collider_contacts *q = &world->collider_contacts;
     const float *x = world->particles.x, *y = world->particles.y;
     float *n = world->particles.inv_n;
@@ -184,8 +188,9 @@ static void collider_contacts_count_active(sinew_world *world)
     }
 }
 
-static void collider_contacts_accumulate(sinew_world *world, float omega)
+static bool collider_contacts_accumulate(sinew_world *world, float inv_h2, float omega)
 {
+    (void)inv_h2;
     const sinew__collider_contacts *q = &world->collider_contacts;
     const float *x = world->particles.x, *y = world->particles.y;
     const float *inv_n = world->particles.inv_n;
@@ -197,6 +202,7 @@ static void collider_contacts_accumulate(sinew_world *world, float omega)
         acc[c->i].dx += (double)(c->nx * s);
         acc[c->i].dy += (double)(c->ny * s);
     }
+    return world->collider_contacts.count > 0;
 }
 
 static void collider_contacts_error(const sinew_world *world, float *max_error, double *sum_sq)
@@ -266,34 +272,14 @@ void sinew__collider_contacts_count(sinew_world *world)
 
 static int collider_contacts_count(const sinew_world *world) { return world->collider_contacts.count; }
 
-static void collider_contacts_project_any(sinew_world *world, float inv_h2, bool backward, bool shuffled)
-{
-    (void)inv_h2;
-    (void)shuffled;
-    collider_contacts_project(world, backward);
-}
-
-static void collider_contacts_count_all(sinew_world *world, float inv_h2)
-{
-    (void)inv_h2;
-    collider_contacts_count_active(world);
-}
-
-static bool collider_contacts_accumulate_all(sinew_world *world, float inv_h2, float omega)
-{
-    (void)inv_h2;
-    collider_contacts_accumulate(world, omega);
-    return world->collider_contacts.count > 0;
-}
-
 // Collider contacts are found again at every step's first sub-step, like particle contacts.
 const sinew__kind_ops sinew__collider_kind = {
     .kind = SINEW_KIND_COLLIDER,
     .count = collider_contacts_count,
     .begin_substep = NULL,
-    .project = collider_contacts_project_any,
-    .count_active = collider_contacts_count_all,
-    .accumulate = collider_contacts_accumulate_all,
+    .project = collider_contacts_project,
+    .count_active = collider_contacts_count_active,
+    .accumulate = collider_contacts_accumulate,
     .error = collider_contacts_error,
     .remove_particle = NULL,
     .free = collider_contacts_free,

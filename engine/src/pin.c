@@ -270,8 +270,9 @@ static bool pins_accumulate(sinew_world *world, float inv_h2, float omega)
     return moves;
 }
 
-static void pins_count_active(sinew_world *world)
+static void pins_count_active(sinew_world *world, float inv_h2)
 {
+    (void)inv_h2;
     const sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
     float *n = world->particles.inv_n;
@@ -336,18 +337,12 @@ static void pins_truncate(sinew_world *world, int count)
 
 static int pins_count(const sinew_world *world) { return world->pins.count; }
 
-static void pins_count_all(sinew_world *world, float inv_h2)
-{
-    (void)inv_h2;
-    pins_count_active(world);
-}
-
 const sinew__kind_ops sinew__pin_kind = {
     .kind = SINEW_KIND_PIN,
     .count = pins_count,
     .begin_substep = pins_begin_substep,
     .project = pins_project,
-    .count_active = pins_count_all,
+    .count_active = pins_count_active,
     .accumulate = pins_accumulate,
     .error = pins_error,
     .remove_particle = pins_remove_particle,
