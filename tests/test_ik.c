@@ -824,11 +824,7 @@ static void the_largest_chain_solves(void **state)
 
 typedef struct arm_fixture {
     sinew_world *world;
-    sinew_ik_arm arm;
-    sinew_particle_id particles[SINEW_IK_MAX_BONES + 1];
-    sinew_distance_id bones[SINEW_IK_MAX_BONES];
-    sinew_angle_id limits[SINEW_IK_MAX_BONES];
-    sinew_ik_limit limit_values[SINEW_IK_MAX_BONES];
+    arm_ids ids;
 } arm_fixture;
 
 static arm_fixture *make_arm(sinew_solver_mode mode, const sinew_ik_arm_def *def)
@@ -836,11 +832,7 @@ static arm_fixture *make_arm(sinew_solver_mode mode, const sinew_ik_arm_def *def
     arm_fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->world = make_world(mode);
-    f->arm.particles = f->particles;
-    f->arm.bones = f->bones;
-    f->arm.limits = f->limits;
-    f->arm.limit_values = f->limit_values;
-    assert_int_equal(sinew_ik_arm_create(f->world, def, &f->arm), SINEW_OK);
+    make_arm_in(f->world, def, &f->ids);
     return f;
 }
 
@@ -850,7 +842,7 @@ static void free_arm(arm_fixture *f)
     free(f);
 }
 
-static sinew_vec2 hand_of(const arm_fixture *f) { return position_of(f->world, f->particles[f->arm.bone_count]); }
+static sinew_vec2 hand_of(const arm_fixture *f) { return position_of(f->world, f->ids.particles[f->ids.arm.bone_count]); }
 
 static void arm_counts_match_what_gets_created(void **state)
 {
@@ -871,19 +863,19 @@ static void arm_counts_match_what_gets_created(void **state)
             assert_int_equal(c.pins, 2 + with_limits);
             assert_int_equal(c.areas, 0);
             arm_fixture *f = make_arm(SINEW_SOLVER_GAUSS_SEIDEL, &d);
-            assert_int_equal(f->arm.bone_count, bones);
+            assert_int_equal(f->ids.arm.bone_count, bones);
             assert_int_equal(sinew_world_particles(f->world).count, c.particles);
             assert_int_equal(sinew_world_step(f->world, dt), SINEW_OK);
             const sinew_step_stats st = sinew_world_stats(f->world);
             assert_int_equal(st.kinds[SINEW_KIND_DISTANCE].count, c.distances);
             assert_int_equal(st.kinds[SINEW_KIND_ANGLE].count, c.angles);
             assert_int_equal(st.kinds[SINEW_KIND_PIN].count, c.pins);
-            assert_true(SINEW_ID_IS_NULL(f->arm.anchor) == !with_limits);
+            assert_true(SINEW_ID_IS_NULL(f->ids.arm.anchor) == !with_limits);
             for (int k = 0; k < bones; ++k) { // bone k joins particles k and k + 1 at its length
                 sinew_distance_def dd;
-                assert_int_equal(sinew_distance_get(f->world, f->bones[k], &dd), SINEW_OK);
-                assert_int_equal(dd.a.index1, f->particles[k].index1);
-                assert_int_equal(dd.b.index1, f->particles[k + 1].index1);
+                assert_int_equal(sinew_distance_get(f->world, f->ids.bones[k], &dd), SINEW_OK);
+                assert_int_equal(dd.a.index1, f->ids.particles[k].index1);
+                assert_int_equal(dd.b.index1, f->ids.particles[k + 1].index1);
                 assert_true(dd.rest == 0.5f);
             }
             free_arm(f);
@@ -969,10 +961,10 @@ static void the_world_solver_reaches_a_target_and_the_root_stays_pinned(void **s
             sd.iterations = mode == SINEW_SOLVER_JACOBI ? 32 : 8;
             assert_int_equal(sinew_world_set_solver(f->world, &sd), SINEW_OK);
             const sinew_vec2 target = sinew_vec2_make(2.2f, 3.0f); // 1.56 m from the base; reach 2 m
-            assert_int_equal(sinew_pin_set_target(f->world, f->arm.target_pin, target), SINEW_OK);
+            assert_int_equal(sinew_pin_set_target(f->world, f->ids.arm.target_pin, target), SINEW_OK);
             for (int k = 0; k < 240; ++k) {
                 assert_int_equal(sinew_world_step(f->world, dt), SINEW_OK);
-                const sinew_vec2 root = position_of(f->world, f->particles[0]);
+                const sinew_vec2 root = position_of(f->world, f->ids.particles[0]);
                 assert_true(root.x == 1.0f && root.y == 2.0f);
             }
             const double miss = sinew_vec2_distance(hand_of(f), target);
@@ -1009,58 +1001,58 @@ static void driving_the_arm_with_fabrik_and_ccd_reaches_and_hands_it_back(void *
             for (int k = 0; k < 60; ++k) {
                 const double ph = 0.05 * (phase * 60 + k);
                 const sinew_vec2 t = sinew_vec2_make((float)(1.2 * cos(ph)), (float)(2.5 + 0.8 * sin(ph)));
-                assert_int_equal(sinew_pin_set_target(f->world, f->arm.target_pin, t), SINEW_OK);
+                assert_int_equal(sinew_pin_set_target(f->world, f->ids.arm.target_pin, t), SINEW_OK);
                 sinew_ik_result r;
-                assert_int_equal(sinew_ik_arm_drive(f->world, &f->arm, &def, &r), SINEW_OK);
+                assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, &def, &r), SINEW_OK);
                 assert_true(r.reached);
                 assert_int_equal(sinew_world_step(f->world, dt), SINEW_OK);
                 // Kinematic: the step leaves the driven arm where the solver put it.
                 assert_near(sinew_vec2_distance(hand_of(f), t), 0.0, 2.6e-3);
                 for (int b = 0; b < 5; ++b) {
-                    assert_near(sinew_vec2_distance(position_of(f->world, f->particles[b]),
-                                                    position_of(f->world, f->particles[b + 1])),
+                    assert_near(sinew_vec2_distance(position_of(f->world, f->ids.particles[b]),
+                                                    position_of(f->world, f->ids.particles[b + 1])),
                                 0.5, 1e-5);
                 }
                 float theta;
                 for (int b = 0; b < 5; ++b) { // the world's angle constraints agree: inside
-                    assert_int_equal(sinew_angle_get_angle(f->world, f->limits[b], &theta), SINEW_OK);
+                    assert_int_equal(sinew_angle_get_angle(f->world, f->ids.limits[b], &theta), SINEW_OK);
                     assert_true(theta >= lim[b].min - 1e-5f && theta <= lim[b].max + 1e-5f);
                 }
-                const sinew_vec2 root = position_of(f->world, f->particles[0]);
+                const sinew_vec2 root = position_of(f->world, f->ids.particles[0]);
                 assert_true(root.x == 0.0f && root.y == 1.0f);
             }
         }
         // Back to the world's solver: weights and the hand's pin come back, the arm keeps reaching.
-        assert_int_equal(sinew_ik_arm_release(f->world, &f->arm), SINEW_OK);
+        assert_int_equal(sinew_ik_arm_release(f->world, &f->ids.arm), SINEW_OK);
         float w;
-        assert_int_equal(sinew_particle_get_weight(f->world, f->particles[3], &w), SINEW_OK);
+        assert_int_equal(sinew_particle_get_weight(f->world, f->ids.particles[3], &w), SINEW_OK);
         assert_true(w == 1.0f);
         sinew_pin_def pd;
-        assert_int_equal(sinew_pin_get(f->world, f->arm.target_pin, &pd), SINEW_OK);
+        assert_int_equal(sinew_pin_get(f->world, f->ids.arm.target_pin, &pd), SINEW_OK);
         assert_true(pd.stiffness == 1.0f);
         for (int k = 0; k < 120; ++k) {
             assert_int_equal(sinew_world_step(f->world, dt), SINEW_OK);
         }
         assert_true(sinew_vec2_distance(hand_of(f), pd.target) < 1e-2f);
-        assert_int_equal(sinew_ik_arm_release(f->world, &f->arm), SINEW_OK); // harmless twice
+        assert_int_equal(sinew_ik_arm_release(f->world, &f->ids.arm), SINEW_OK); // harmless twice
         // Errors change nothing.
         const uint64_t before = hash_positions(f->world);
         sinew_ik_def def = sinew_default_ik_def();
-        assert_int_equal(sinew_ik_arm_drive(NULL, &f->arm, &def, NULL), SINEW_ERR_NULL_ARGUMENT);
+        assert_int_equal(sinew_ik_arm_drive(NULL, &f->ids.arm, &def, NULL), SINEW_ERR_NULL_ARGUMENT);
         assert_int_equal(sinew_ik_arm_drive(f->world, NULL, &def, NULL), SINEW_ERR_NULL_ARGUMENT);
-        assert_int_equal(sinew_ik_arm_drive(f->world, &f->arm, NULL, NULL), SINEW_ERR_NULL_ARGUMENT);
+        assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, NULL, NULL), SINEW_ERR_NULL_ARGUMENT);
         def.method = SINEW_IK_TWO_BONE; // five bones
-        assert_int_equal(sinew_ik_arm_drive(f->world, &f->arm, &def, NULL), SINEW_ERR_OUT_OF_RANGE);
-        sinew_ik_arm broken = f->arm;
+        assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, &def, NULL), SINEW_ERR_OUT_OF_RANGE);
+        sinew_ik_arm broken = f->ids.arm;
         broken.bones = NULL;
         assert_int_equal(sinew_ik_arm_drive(f->world, &broken, &def, NULL), SINEW_ERR_NULL_ARGUMENT);
         assert_true(hash_positions(f->world) == before);
-        assert_int_equal(sinew_particle_get_weight(f->world, f->particles[3], &w), SINEW_OK);
+        assert_int_equal(sinew_particle_get_weight(f->world, f->ids.particles[3], &w), SINEW_OK);
         assert_true(w == 1.0f);
-        assert_int_equal(sinew_particle_destroy(f->world, f->particles[2]), SINEW_OK);
+        assert_int_equal(sinew_particle_destroy(f->world, f->ids.particles[2]), SINEW_OK);
         def.method = SINEW_IK_FABRIK;
-        assert_int_equal(sinew_ik_arm_drive(f->world, &f->arm, &def, NULL), SINEW_ERR_INVALID_ID);
-        assert_int_equal(sinew_ik_arm_release(f->world, &f->arm), SINEW_ERR_INVALID_ID);
+        assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, &def, NULL), SINEW_ERR_INVALID_ID);
+        assert_int_equal(sinew_ik_arm_release(f->world, &f->ids.arm), SINEW_ERR_INVALID_ID);
         free_arm(f);
     }
 }
@@ -1072,17 +1064,17 @@ static void two_bone_drive_and_no_limits(void **state)
     d.bones = 2;
     d.bone_length = 1.0f;
     arm_fixture *f = make_arm(SINEW_SOLVER_GAUSS_SEIDEL, &d);
-    f->arm.limits = NULL;
-    f->arm.limit_values = NULL;
+    f->ids.arm.limits = NULL;
+    f->ids.arm.limit_values = NULL;
     sinew_ik_def def = sinew_default_ik_def();
     def.method = SINEW_IK_TWO_BONE;
     def.bend = -1;
-    assert_int_equal(sinew_pin_set_target(f->world, f->arm.target_pin, sinew_vec2_make(1.0f, 1.0f)), SINEW_OK);
+    assert_int_equal(sinew_pin_set_target(f->world, f->ids.arm.target_pin, sinew_vec2_make(1.0f, 1.0f)), SINEW_OK);
     sinew_ik_result r;
-    assert_int_equal(sinew_ik_arm_drive(f->world, &f->arm, &def, &r), SINEW_OK);
+    assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, &def, &r), SINEW_OK);
     assert_true(r.reached);
     assert_near(sinew_vec2_distance(hand_of(f), sinew_vec2_make(1.0f, 1.0f)), 0.0, 1e-5);
-    const sinew_vec2 elbow = position_of(f->world, f->particles[1]);
+    const sinew_vec2 elbow = position_of(f->world, f->ids.particles[1]);
     assert_near(elbow.x, 0.0, 1e-5); // clockwise bend: the elbow left of the line base-target
     assert_near(elbow.y, 1.0, 1e-5);
     free_arm(f);
@@ -1095,7 +1087,7 @@ static int count_swings(arm_fixture *f, sinew_particle_id ball, int steps, const
     double prev = 0.0;
     for (int k = 0; k < steps; ++k) {
         if (drive != NULL) {
-            assert_int_equal(sinew_ik_arm_drive(f->world, &f->arm, drive, NULL), SINEW_OK);
+            assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, drive, NULL), SINEW_OK);
         }
         assert_int_equal(sinew_world_step(f->world, dt), SINEW_OK);
         const double dx = (double)position_of(f->world, ball).x - hand_of(f).x;
@@ -1132,16 +1124,16 @@ static void a_ball_on_a_rope_from_the_hand_swings(void **state)
         sinew_rope r = {0};
         r.particles = rope;
         assert_int_equal(sinew_rope_create(f->world, &rd, &r), SINEW_OK);
-        make_link(f->world, f->particles[f->arm.bone_count], rope[0]);
+        make_link(f->world, f->ids.particles[f->ids.arm.bone_count], rope[0]);
         assert_int_equal(sinew_particle_set_weight(f->world, rope[6], 0.2f), SINEW_OK);
         sinew_ik_def def = sinew_default_ik_def();
         def.method = SINEW_IK_FABRIK;
         // Yank the target sideways over half a second, then hold it still.
         for (int k = 0; k < 30; ++k) {
             const sinew_vec2 t = sinew_vec2_make(hand.x - 0.6f * (float)k / 30.0f, hand.y + 0.3f * (float)k / 30.0f);
-            assert_int_equal(sinew_pin_set_target(f->world, f->arm.target_pin, t), SINEW_OK);
+            assert_int_equal(sinew_pin_set_target(f->world, f->ids.arm.target_pin, t), SINEW_OK);
             if (driven) {
-                assert_int_equal(sinew_ik_arm_drive(f->world, &f->arm, &def, NULL), SINEW_OK);
+                assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, &def, NULL), SINEW_OK);
             }
             assert_int_equal(sinew_world_step(f->world, dt), SINEW_OK);
         }

@@ -229,16 +229,9 @@ static void a_driven_ik_arm_has_the_same_future_after_a_load(void **state)
         sinew_ik_arm_def d = sinew_default_ik_arm_def();
         d.bones = 5;
         d.limits = lim;
-        sinew_particle_id parts[7];
-        sinew_distance_id bones[5];
-        sinew_angle_id angles[5];
-        sinew_ik_limit values[5];
-        sinew_ik_arm arm = {0};
-        arm.particles = parts;
-        arm.bones = bones;
-        arm.limits = angles;
-        arm.limit_values = values;
-        assert_int_equal(sinew_ik_arm_create(worlds[0], &d, &arm), SINEW_OK);
+        arm_ids ids;
+        make_arm_in(worlds[0], &d, &ids);
+        const sinew_ik_arm arm = ids.arm;
         size_t size = 0;
         uint8_t *buf = NULL;
         for (int s = 0; s < 140; ++s) {

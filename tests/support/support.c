@@ -150,3 +150,13 @@ void assert_held(held h, sinew_scene_counts c, const char *what)
                  c.angles);
     }
 }
+
+void make_arm_in(sinew_world *world, const sinew_ik_arm_def *def, arm_ids *out)
+{
+    memset(out, 0, sizeof *out);
+    out->arm.particles = out->particles;
+    out->arm.bones = out->bones;
+    out->arm.limits = out->limits;
+    out->arm.limit_values = out->limit_values;
+    assert_int_equal(sinew_ik_arm_create(world, def, &out->arm), SINEW_OK);
+}

@@ -69,3 +69,15 @@ void assert_held(held h, sinew_scene_counts c, const char *what);
             fail_msg("%s = %.9g, %s = %.9g, differ by more than %.3g", #a, a_, #b, b_, t_);     \
         }                                                                                        \
     } while (0)
+
+// An IK arm's ids, in arrays the arm's pointers use (so the struct must not move once built).
+typedef struct arm_ids {
+    sinew_ik_arm arm;
+    sinew_particle_id particles[SINEW_IK_MAX_BONES + 2];
+    sinew_distance_id bones[SINEW_IK_MAX_BONES];
+    sinew_angle_id limits[SINEW_IK_MAX_BONES];
+    sinew_ik_limit limit_values[SINEW_IK_MAX_BONES];
+} arm_ids;
+
+// Builds an IK arm in `world` into `out`; asserts on failure.
+void make_arm_in(sinew_world *world, const sinew_ik_arm_def *def, arm_ids *out);
