@@ -42,7 +42,7 @@ static const char *replay_file = "";
 
 // Bounds on one program, so that one input runs well under a second under ASan.
 #define MAX_OPS 64
-#define STEP_PARTICLES_MAX 20000   // no step once the world holds more particles than this
+#define STEP_PARTICLES_MAX 3000    // no step once the world holds more (an exploded pile in one grid cell costs n^2 tests)
 #define STEP_WORK_MAX 4.0e6        // substeps * iterations * (particles + constraints) per step
 #define ALLOC_CAP ((size_t)64 << 20) // the fuzz allocator refuses to hold more than 64 MiB
 #define ARRAY_MAX (1 << 22)        // builder output arrays above this many entries are not passed
