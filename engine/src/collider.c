@@ -465,13 +465,18 @@ static bool ray_circle(sinew_vec2 a, sinew_vec2 d, sinew_vec2 center, float radi
     return true;
 }
 
-bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, sinew__plane_hit *hit)
+bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, sinew__plane_hit *hit,
+                           float *fraction)
 {
     sinew_vec2 d = sinew_vec2_sub(b, a);
     if (c->type == SINEW_COLLIDER_PLANE) {
         float s0 = c->nx * a.x + c->ny * a.y - c->offset, s1 = c->nx * b.x + c->ny * b.y - c->offset;
         if (s0 >= r * (1.0f - SINEW__SWEEP_SLOP) && s1 < r) {
             *hit = (sinew__plane_hit){c->nx, c->ny, c->offset + r};
+            if (fraction != NULL) {
+                const float t = (s0 - r) / (s0 - s1);
+                *fraction = t > 0.0f ? t : 0.0f;
+            }
             return true;
         }
         return false;
@@ -518,5 +523,8 @@ bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b,
         return false;
     }
     *hit = (sinew__plane_hit){n.x, n.y, sinew_vec2_dot(n, at)};
+    if (fraction != NULL) {
+        *fraction = best;
+    }
     return true;
 }

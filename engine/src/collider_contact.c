@@ -61,7 +61,7 @@ static bool find_plane(const sinew__particles *p, int i, float moved, const sine
 {
     const sinew_vec2 at = {p->x[i], p->y[i]}, from = {p->px[i], p->py[i]};
     const float r = p->radius[i];
-    return (moved > r && sinew__collider_sweep(c, from, at, r, hit)) || sinew__collider_plane(c, at, r, margin, hit);
+    return (moved > r && sinew__collider_sweep(c, from, at, r, hit, NULL)) || sinew__collider_plane(c, at, r, margin, hit);
 }
 
 // When every collider is a half-plane (a box, the common case): marks in near_plane, in passes

@@ -84,8 +84,10 @@ SINEW_FORCE_INLINE bool sinew__half_plane_contact(const sinew__collider *c, sine
 // within SINEW__CONTACT_REACH times r plus `margin` (m; INFINITY: always, for a contact found
 // before), as particle contacts are speculative.
 bool sinew__collider_plane(const sinew__collider *c, sinew_vec2 p, float r, float margin, sinew__plane_hit *hit);
-// Sweeps a particle of radius r from a to b against collider c: the entry plane, if it enters.
-bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, sinew__plane_hit *hit);
+// Sweeps a particle of radius r from a to b against collider c: the entry plane, if it enters,
+// and (fraction not NULL) where along a-b, in [0, 1].
+bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b, float r, sinew__plane_hit *hit,
+                           float *fraction);
 
 // Uniform grid over the colliding particles, rebuilt by counting sort every sub-step.
 typedef struct sinew__grid {

@@ -1404,7 +1404,21 @@ static void op_inspect(state *s, reader *r)
         fuzz_fail("world_last_error is NULL");
     }
     check_particles(s, "inspect");
-    (void)r;
+    // A ray cast: a hit names a live particle or collider, at a fraction in [0, 1], with a finite
+    // point and a unit normal.
+    const sinew_vec2 origin = v2(r), translation = v2(r);
+    sinew_ray_filter f = sinew_default_ray_filter();
+    f.mask = bit(r) ? u32(r) : f.mask;
+    f.particles = bit(r);
+    sinew_ray_hit hit;
+    if (CALL(s, sinew_world_cast_ray(w, origin, translation, &f, &hit)) == SINEW_OK && hit.hit) {
+        const bool named = sinew_particle_is_valid(w, hit.particle) != sinew_collider_is_valid(w, hit.collider);
+        const float n2 = hit.normal.x * hit.normal.x + hit.normal.y * hit.normal.y;
+        if (!named || !(hit.fraction >= 0.0f && hit.fraction <= 1.0f) || !isfinite(hit.point.x) ||
+            !isfinite(hit.point.y) || !(fabsf(n2 - 1.0f) < 1e-3f)) {
+            fuzz_fail("cast_ray: a hit at %g with normal length^2 %g", (double)hit.fraction, (double)n2);
+        }
+    }
 }
 
 // ---- snapshots --------------------------------------------------------------------------------

@@ -111,6 +111,45 @@ SINEW_API sinew_status sinew_world_query_circle(const sinew_world *world, sinew_
 SINEW_API sinew_status sinew_world_query_nearest(const sinew_world *world, sinew_vec2 point, float max_distance,
                                                  sinew_particle_id *out);
 
+/// What a ray hits: particles (as circles of their radius) and colliders whose `group` meets the
+/// filter's `mask` and whose `mask` meets the filter's `group`, as contacts filter.
+typedef struct sinew_ray_filter {
+    uint32_t group;  ///< default all bits
+    uint32_t mask;   ///< default all bits
+    bool particles;  ///< default true
+    bool colliders;  ///< default true
+} sinew_ray_filter;
+
+/// Defaults as documented on each field: everything is hit.
+SINEW_API sinew_ray_filter sinew_default_ray_filter(void);
+
+/// Where a ray met a particle or a collider.
+typedef struct sinew_ray_hit {
+    bool hit;                     ///< false: nothing on the ray (the other fields are zero)
+    sinew_particle_id particle;   ///< the particle hit, or the null id
+    sinew_collider_id collider;   ///< the collider hit, or the null id
+    float fraction;               ///< of the translation, in [0, 1]
+    sinew_vec2 point;             ///< origin + fraction * translation, metres
+    sinew_vec2 normal;            ///< unit surface normal at the point, pointing back along the ray
+} sinew_ray_hit;
+
+/// The closest hit along origin + t * translation, t in [0, 1]. A ray that starts inside a
+/// particle or a collider does not hit it. Ties go to the particle with the lowest index, then
+/// to the collider with the lowest index (deterministic). Errors: NULL_ARGUMENT (world, out),
+/// NOT_FINITE, OUT_OF_RANGE (a coordinate beyond SINEW_MAX_COORDINATE). `filter` may be NULL.
+SINEW_API sinew_status sinew_world_cast_ray(const sinew_world *world, sinew_vec2 origin, sinew_vec2 translation,
+                                            const sinew_ray_filter *filter, sinew_ray_hit *out);
+
+/// Called for each hit of sinew_world_cast_ray_all, in no particular order. Return -1 to ignore
+/// the hit and go on, 0 to stop, the hit's fraction to keep only closer hits from then on, or 1
+/// to go on with every hit.
+typedef float (*sinew_ray_fn)(const sinew_ray_hit *hit, void *context);
+
+/// Every hit along the ray, through `fn` (particles first, then colliders, each in index order).
+/// Errors: as sinew_world_cast_ray, and NULL_ARGUMENT for a NULL fn.
+SINEW_API sinew_status sinew_world_cast_ray_all(const sinew_world *world, sinew_vec2 origin, sinew_vec2 translation,
+                                                const sinew_ray_filter *filter, sinew_ray_fn fn, void *context);
+
 #ifdef __cplusplus
 }
 #endif
