@@ -722,6 +722,57 @@ static void an_empty_world_without_capacity_steps(void **state)
     assert_true(c.live_bytes == 0u);
 }
 
+// Every call that makes something in a world takes a NULL `out` (the id is not wanted) and
+// makes it all the same; sinew_status_name gives every status's enum name.
+static void every_create_accepts_a_null_out_and_every_status_has_a_name(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    sinew_particle_def pd = sinew_default_particle_def();
+    for (int k = 0; k < 4; ++k) {
+        pd.position = sinew_vec2_make((float)k, (float)(k * k % 3));
+        assert_int_equal(sinew_particle_create(w, &pd, NULL), SINEW_OK);
+    }
+    assert_int_equal(sinew_world_particles(w).count, 4);
+    const sinew_particle_id a = sinew_particle_id_at(w, 0), b = sinew_particle_id_at(w, 1);
+    const sinew_particle_id c = sinew_particle_id_at(w, 2), d = sinew_particle_id_at(w, 3);
+    sinew_distance_def dd = sinew_default_distance_def();
+    dd.a = a;
+    dd.b = b;
+    assert_int_equal(sinew_distance_create(w, &dd, NULL), SINEW_OK);
+    sinew_pin_def pin = sinew_default_pin_def();
+    pin.particle = a;
+    assert_int_equal(sinew_pin_create(w, &pin, NULL), SINEW_OK);
+    sinew_angle_def ad = sinew_default_angle_def();
+    ad.a = a;
+    ad.b = b;
+    ad.c = c;
+    assert_int_equal(sinew_angle_create(w, &ad, NULL), SINEW_OK);
+    const sinew_particle_id ring[4] = {a, d, c, b}; // (0, 0), (3, 0), (2, 1), (1, 1)
+    sinew_area_def ar = sinew_default_area_def();
+    ar.particles = ring;
+    ar.count = 4;
+    assert_int_equal(sinew_area_create(w, &ar, NULL), SINEW_OK);
+    sinew_collider_def cd = sinew_default_collider_def();
+    assert_int_equal(sinew_circle_collider_create(w, &cd, sinew_vec2_make(0.0f, -5.0f), 1.0f, NULL), SINEW_OK);
+    sinew_rope_def rd = sinew_default_rope_def();
+    assert_int_equal(sinew_rope_create(w, &rd, NULL), SINEW_OK);
+    const held h = count_by_stepping(w);
+    assert_int_equal(h.pins, 1 + 1);      // ours and the rope's start
+    assert_int_equal(h.angles, 1);
+    assert_int_equal(h.areas, 1);
+    assert_int_equal(h.colliders, 1);
+    assert_int_equal(h.distances, 1 + rd.links);
+    for (int s = 0; s < SINEW_STATUS_COUNT; ++s) {
+        const char *name = sinew_status_name((sinew_status)s);
+        assert_true(strncmp(name, "SINEW_", 6) == 0);
+    }
+    assert_string_equal(sinew_status_name(SINEW_ERR_OUT_OF_RANGE), "SINEW_ERR_OUT_OF_RANGE");
+    assert_string_equal(sinew_status_name((sinew_status)-3), "SINEW_STATUS_UNKNOWN");
+    assert_string_equal(sinew_status_name(SINEW_STATUS_COUNT), "SINEW_STATUS_UNKNOWN");
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -742,6 +793,7 @@ int main(void)
         cmocka_unit_test(same_scene_same_settings_same_hash),
         cmocka_unit_test(byte_count_follows_the_allocator),
         cmocka_unit_test(an_empty_world_without_capacity_steps),
+        cmocka_unit_test(every_create_accepts_a_null_out_and_every_status_has_a_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,8 +45,8 @@ static sinew_status check_limits(const sinew_world *world, float min, float max)
 
 sinew_status sinew_angle_create(sinew_world *world, const sinew_angle_def *def, sinew_angle_id *out)
 {
-    if (world == NULL || def == NULL || out == NULL) {
-        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_angle_create: world, def and out are required");
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_angle_create: world and def are required");
     }
     const int i = sinew__particle_lookup(world, def->a), j = sinew__particle_lookup(world, def->b),
               k = sinew__particle_lookup(world, def->c);
@@ -75,7 +75,11 @@ sinew_status sinew_angle_create(sinew_world *world, const sinew_angle_def *def, 
         return sinew__fail(world, s, "sinew_angle_create: growing the store failed");
     }
     const int m = a->count;
-    sinew__store_push(&a->store, &a->count, &out->index1, &out->generation);
+    sinew_angle_id id;
+    sinew__store_push(&a->store, &a->count, &id.index1, &id.generation);
+    if (out != NULL) {
+        *out = id;
+    }
     a->c[m] = (sinew__angle){i, j, k, def->min, def->max, def->stiffness, def->compliance};
     a->lambda[m] = 0.0f;
     a->soft_count += is_soft(&a->c[m]);

@@ -89,8 +89,8 @@ static sinew_status check_scalars(const sinew_world *world, float pressure, floa
 
 sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, sinew_area_id *out)
 {
-    if (world == NULL || def == NULL || out == NULL || (def->particles == NULL && def->count > 0)) {
-        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_area_create: world, def, particles and out are required");
+    if (world == NULL || def == NULL || (def->particles == NULL && def->count > 0)) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_area_create: world, def and particles are required");
     }
     if (def->count < 3 || def->count > (1 << 24)) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "area def: a ring needs 3 or more particles");
@@ -158,7 +158,11 @@ sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, si
         idx[k] = sinew__particle_lookup(world, def->particles[k]);
     }
     const int k = a->count;
-    sinew__store_push(&a->store, &a->count, &out->index1, &out->generation);
+    sinew_area_id id;
+    sinew__store_push(&a->store, &a->count, &id.index1, &id.generation);
+    if (out != NULL) {
+        *out = id;
+    }
     a->c[k] = (sinew__area){a->idx_count, def->count, rest, current > 0.0 ? 1.0f : -1.0f, def->pressure,
                             def->stiffness, def->compliance};
     a->idx_count += def->count;

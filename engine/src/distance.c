@@ -119,8 +119,8 @@ static sinew_status reserve_tears(sinew_world *world, int needed)
 
 sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def *def, sinew_distance_id *out)
 {
-    if (world == NULL || def == NULL || out == NULL) {
-        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_create: world, def and out are required");
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_create: world and def are required");
     }
     int i = sinew__particle_lookup(world, def->a);
     int j = sinew__particle_lookup(world, def->b);
@@ -148,7 +148,11 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
         return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the tear list failed");
     }
     const int k = d->l.count;
-    sinew__store_push(&d->store, &d->l.count, &out->index1, &out->generation);
+    sinew_distance_id id;
+    sinew__store_push(&d->store, &d->l.count, &id.index1, &id.generation);
+    if (out != NULL) {
+        *out = id;
+    }
     d->tear[k] = def->tear_ratio;
     d->strain[k] = 1.0f;
     d->tearable += def->tear_ratio > 0.0f;

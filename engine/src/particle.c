@@ -133,8 +133,8 @@ static bool speed_ok(sinew_vec2 v) { return fabsf(v.x) <= SINEW_MAX_SPEED && fab
 
 sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def *def, sinew_particle_id *out)
 {
-    if (world == NULL || def == NULL || out == NULL) {
-        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_particle_create: world, def and out are required");
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_particle_create: world and def are required");
     }
     if (!sinew__finite2(def->position) || !sinew__finite2(def->velocity) || !sinew__finite(def->weight) ||
         !sinew__finite(def->radius)) {
@@ -165,7 +165,11 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
         return sinew__fail(world, s, "sinew_particle_create: growing the particle store failed");
     }
     const int i = p->count;
-    sinew__store_push(&p->store, &p->count, &out->index1, &out->generation);
+    sinew_particle_id id;
+    sinew__store_push(&p->store, &p->count, &id.index1, &id.generation);
+    if (out != NULL) {
+        *out = id;
+    }
     p->x[i] = def->position.x;
     p->y[i] = def->position.y;
     p->dx[i] = def->weight > 0.0f ? def->velocity.x * world->h_prev : 0.0f;

@@ -52,8 +52,8 @@ static sinew_status check_stiffness(const sinew_world *world, float stiffness, f
 
 sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sinew_pin_id *out)
 {
-    if (world == NULL || def == NULL || out == NULL) {
-        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pin_create: world, def and out are required");
+    if (world == NULL || def == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pin_create: world and def are required");
     }
     int i = sinew__particle_lookup(world, def->particle);
     if (i < 0) {
@@ -78,7 +78,11 @@ sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sine
         return sinew__fail(world, s, "sinew_pin_create: growing the store failed");
     }
     const int k = p->count;
-    sinew__store_push(&p->store, &p->count, &out->index1, &out->generation);
+    sinew_pin_id id;
+    sinew__store_push(&p->store, &p->count, &id.index1, &id.generation);
+    if (out != NULL) {
+        *out = id;
+    }
     p->c[k] = (sinew__pin){i, def->target.x, def->target.y, def->stiffness, def->compliance};
     p->lambda[2 * k] = p->lambda[2 * k + 1] = 0.0f;
     p->from[2 * k] = world->particles.x[i];

@@ -56,6 +56,10 @@ typedef enum sinew_status {
 /// Short English description of a status; never NULL (unknown values give "unknown status").
 SINEW_API const char *sinew_status_string(sinew_status status);
 
+/// The enum's name of a status ("SINEW_ERR_OUT_OF_RANGE"); never NULL ("SINEW_STATUS_UNKNOWN" for
+/// values outside the enum).
+SINEW_API const char *sinew_status_name(sinew_status status);
+
 /// Memory hooks. `alloc` returns `size` bytes aligned for any type, or NULL on failure;
 /// `free` receives a pointer from `alloc` with the same size. Both get `user_data`.
 typedef struct sinew_allocator {

@@ -21,8 +21,14 @@
 //
 // ## Error reporting
 // Every call that can fail returns a sinew_status. Anything but SINEW_OK means nothing changed.
-// sinew_status_string(s) names the reason; sinew_world_last_error(world) says which argument
-// broke which rule. Bad input (NaN, negative weight, stale id, ...) is refused, never stored.
+// sinew_status_string(s) says the reason in words, sinew_status_name(s) gives the enum's name, and
+// sinew_world_last_error(world) says which argument broke which rule in the most recent failed
+// call (a successful call leaves it as it was). Bad input (NaN, negative weight, stale id, ...) is
+// refused, never stored.
+//
+// ## Ids out
+// Every call that makes something in a world (particles, constraints, colliders, builders) writes
+// its id or ids through `out` when `out` is not NULL; NULL means the caller does not want them.
 //
 // ## Memory
 // The world allocates through the allocator in its def. Arrays grow geometrically when particles

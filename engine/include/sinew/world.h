@@ -171,7 +171,8 @@ SINEW_API const sinew_error_sample *sinew_world_iteration_errors(const sinew_wor
 SINEW_API size_t sinew_world_byte_count(const sinew_world *world);
 
 /// A sentence about the last failed call on this world (which argument, which rule), or "" when
-/// none failed yet. Owned by the world; static text.
+/// none failed yet. A successful call leaves it as it was: it always describes the most recent
+/// failure, never the last call. Owned by the world; static text.
 SINEW_API const char *sinew_world_last_error(const sinew_world *world);
 
 /// The user_data from the world def.
