@@ -611,11 +611,93 @@ static void weight_zero_never_moves(void **state)
     }
 }
 
+// sinew_particle_get returns what was made and set; the setters refuse bad values and change
+// nothing then; each setting takes effect at the next step.
+static void a_particle_reads_back_as_a_def_and_its_settings_change_after_creation(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    sinew_particle_def d = sinew_default_particle_def();
+    d.position = sinew_vec2_make(1.5f, -2.0f);
+    d.velocity = sinew_vec2_make(3.0f, 0.5f);
+    d.weight = 2.0f;
+    d.radius = 0.25f;
+    d.group = 6u;
+    d.mask = 0xf0u;
+    d.friction = 0.81f;
+    d.kinetic_friction = 0.25f;
+    d.user_data = &d;
+    sinew_particle_id id;
+    assert_int_equal(sinew_particle_create(w, &d, &id), SINEW_OK);
+    sinew_particle_def got;
+    assert_int_equal(sinew_particle_get(w, id, &got), SINEW_OK);
+    assert_true(got.position.x == d.position.x && got.position.y == d.position.y);
+    assert_true(fabsf(got.velocity.x - 3.0f) < 1e-4f && fabsf(got.velocity.y - 0.5f) < 1e-4f);
+    assert_true(got.weight == 2.0f && got.radius == 0.25f && got.flags == d.flags);
+    assert_true(got.group == 6u && got.mask == 0xf0u && got.user_data == &d);
+    assert_true(fabsf(got.friction - 0.81f) < 1e-6f && fabsf(got.kinetic_friction - 0.25f) < 1e-6f);
+
+    assert_int_equal(sinew_particle_set_radius(w, id, 0.5f), SINEW_OK);
+    assert_int_equal(sinew_particle_set_flags(w, id, 0u), SINEW_OK);
+    assert_int_equal(sinew_particle_set_filter(w, id, 1u, 2u), SINEW_OK);
+    assert_int_equal(sinew_particle_set_friction(w, id, 0.0f, 0.0f), SINEW_OK);
+    assert_int_equal(sinew_particle_set_user_data(w, id, NULL), SINEW_OK);
+    assert_int_equal(sinew_particle_get(w, id, &got), SINEW_OK);
+    assert_true(got.radius == 0.5f && got.flags == 0u && got.group == 1u && got.mask == 2u);
+    assert_true(got.friction == 0.0f && got.kinetic_friction == 0.0f && got.user_data == NULL);
+
+    // Refused: nothing changes.
+    assert_int_equal(sinew_particle_set_radius(w, id, -1.0f), SINEW_ERR_NEGATIVE_RADIUS);
+    assert_int_equal(sinew_particle_set_radius(w, id, NAN), SINEW_ERR_NOT_FINITE);
+    assert_int_equal(sinew_particle_set_radius(w, id, 2e15f), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_particle_set_friction(w, id, -0.1f, 0.0f), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_particle_set_friction(w, id, 0.1f, INFINITY), SINEW_ERR_NOT_FINITE);
+    const sinew_particle_id none = SINEW_NULL_ID;
+    assert_int_equal(sinew_particle_set_flags(w, none, 1u), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_particle_get(w, id, NULL), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_particle_get(w, id, &got), SINEW_OK);
+    assert_true(got.radius == 0.5f && got.friction == 0.0f && got.flags == 0u);
+    sinew_world_destroy(w);
+}
+
+// Two balls made on top of each other: they separate while both collide; with COLLIDES cleared
+// on one, or with filters that do not meet, they stay where they are; a larger radius pushes them
+// further apart.
+static float settle_gap(uint32_t flags_b, uint32_t mask_b, float radius_b)
+{
+    sinew_world_def def = sinew_default_world_def();
+    def.gravity = sinew_vec2_make(0.0f, 0.0f);
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    const sinew_particle_id a = make_particle(w, 0.0f, 0.0f, 1.0f), b = make_particle(w, 0.05f, 0.0f, 1.0f);
+    assert_int_equal(sinew_particle_set_flags(w, b, flags_b), SINEW_OK);
+    assert_int_equal(sinew_particle_set_filter(w, b, 1u, mask_b), SINEW_OK);
+    assert_int_equal(sinew_particle_set_radius(w, b, radius_b), SINEW_OK);
+    for (int s = 0; s < 30; ++s) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    }
+    const float gap = position_of(w, b).x - position_of(w, a).x;
+    sinew_world_destroy(w);
+    return gap;
+}
+
+static void the_settings_take_effect_at_the_next_step(void **state)
+{
+    (void)state;
+    const float both = settle_gap(SINEW_PARTICLE_COLLIDES, UINT32_MAX, 0.1f);
+    assert_true(fabsf(both - 0.2f) < 1e-3f); // radii 0.1 + 0.1
+    assert_true(fabsf(settle_gap(0u, UINT32_MAX, 0.1f) - 0.05f) < 1e-6f); // b does not collide
+    assert_true(fabsf(settle_gap(SINEW_PARTICLE_COLLIDES, 0u, 0.1f) - 0.05f) < 1e-6f); // masks do not meet
+    assert_true(fabsf(settle_gap(SINEW_PARTICLE_COLLIDES, UINT32_MAX, 0.4f) - 0.5f) < 1e-3f); // 0.1 + 0.4
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_particle_def_matches_the_header),
         cmocka_unit_test(create_get_set_round_trip),
+        cmocka_unit_test(a_particle_reads_back_as_a_def_and_its_settings_change_after_creation),
+        cmocka_unit_test(the_settings_take_effect_at_the_next_step),
         cmocka_unit_test(set_position_keeps_velocity),
         cmocka_unit_test(destroyed_ids_stay_invalid_after_the_slot_is_reused),
         cmocka_unit_test(the_null_id_is_invalid),

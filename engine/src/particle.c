@@ -342,6 +342,106 @@ sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id,
     return SINEW_OK;
 }
 
+sinew_status sinew_particle_get(const sinew_world *world, sinew_particle_id id, sinew_particle_def *out)
+{
+    sinew_status s = SINEW_OK;
+    const int i = checked_index(world, id, out, &s, "sinew_particle_get: bad world, id or out");
+    if (i < 0) {
+        return s;
+    }
+    const sinew__particles *p = &world->particles;
+    const float inv_h = 1.0f / world->h_prev;
+    sinew_particle_def d;
+    d.position = sinew_vec2_make(p->x[i], p->y[i]);
+    d.velocity = sinew_vec2_make(p->dx[i] * inv_h, p->dy[i] * inv_h);
+    d.weight = p->w[i];
+    d.radius = p->radius[i];
+    d.flags = p->flags[i];
+    d.group = p->group[i];
+    d.mask = p->mask[i];
+    d.friction = p->mu_s[i] * p->mu_s[i]; // stored as square roots
+    d.kinetic_friction = p->mu_k[i] * p->mu_k[i];
+    d.user_data = p->user_data[i];
+    *out = d;
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_set_radius(sinew_world *world, sinew_particle_id id, float radius)
+{
+    sinew_status s = SINEW_OK;
+    const int i = checked_index(world, id, &radius, &s, "sinew_particle_set_radius: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    if (!sinew__finite(radius)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_radius: radius must be finite");
+    }
+    if (radius < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_NEGATIVE_RADIUS, "sinew_particle_set_radius: radius must be >= 0");
+    }
+    if (!sinew__coordinate_ok(radius)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_particle_set_radius: radius <= SINEW_MAX_COORDINATE");
+    }
+    world->particles.radius[i] = radius;
+    world->grid.valid = world->grid.fresh = false; // cell sizes and contacts follow the radii
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_set_flags(sinew_world *world, sinew_particle_id id, uint32_t flags)
+{
+    sinew_status s = SINEW_OK;
+    const int i = checked_index(world, id, &flags, &s, "sinew_particle_set_flags: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    world->particles.flags[i] = flags;
+    world->grid.valid = world->grid.fresh = false; // which particles the grid holds
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_set_filter(sinew_world *world, sinew_particle_id id, uint32_t group, uint32_t mask)
+{
+    sinew_status s = SINEW_OK;
+    const int i = checked_index(world, id, &group, &s, "sinew_particle_set_filter: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    world->particles.group[i] = group;
+    world->particles.mask[i] = mask;
+    world->grid.valid = world->grid.fresh = false; // the grid keeps a copy of both
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id id, float friction,
+                                         float kinetic_friction)
+{
+    sinew_status s = SINEW_OK;
+    const int i = checked_index(world, id, &friction, &s, "sinew_particle_set_friction: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    if (!sinew__finite(friction) || !sinew__finite(kinetic_friction)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_set_friction: frictions must be finite");
+    }
+    if (friction < 0.0f || kinetic_friction < 0.0f) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_particle_set_friction: frictions must be >= 0");
+    }
+    world->particles.mu_s[i] = sqrtf(friction);
+    world->particles.mu_k[i] = sqrtf(kinetic_friction);
+    return SINEW_OK;
+}
+
+sinew_status sinew_particle_set_user_data(sinew_world *world, sinew_particle_id id, void *user_data)
+{
+    sinew_status s = SINEW_OK;
+    const int i = checked_index(world, id, &id, &s, "sinew_particle_set_user_data: bad world or id");
+    if (i < 0) {
+        return s;
+    }
+    world->particles.user_data[i] = user_data;
+    return SINEW_OK;
+}
+
 sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id, sinew_vec2 force)
 {
     sinew_status s = SINEW_OK;

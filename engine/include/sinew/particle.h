@@ -74,6 +74,33 @@ SINEW_API sinew_status sinew_particle_set_weight(sinew_world *world, sinew_parti
 /// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
 SINEW_API sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id, sinew_vec2 force);
 
+/// Everything about a particle now, as a def: position, velocity (m/s, as
+/// sinew_particle_get_velocity), weight, radius, flags, group, mask, frictions (stored as their
+/// square roots, so read back within a float's rounding) and user data. Creating a particle from
+/// it makes one like it. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_get(const sinew_world *world, sinew_particle_id id, sinew_particle_def *out);
+
+/// Sets the radius in metres, from the next step on (contacts and queries follow it). Errors:
+/// NULL_ARGUMENT, INVALID_ID, NOT_FINITE, NEGATIVE_RADIUS, OUT_OF_RANGE (beyond SINEW_MAX_COORDINATE).
+SINEW_API sinew_status sinew_particle_set_radius(sinew_world *world, sinew_particle_id id, float radius);
+
+/// Sets the flags (sinew_particle_flags): clearing SINEW_PARTICLE_COLLIDES takes the particle out of
+/// collisions from the next step on. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_set_flags(sinew_world *world, sinew_particle_id id, uint32_t flags);
+
+/// Sets the collision group and mask (a pair collides when each one's group meets the other's
+/// mask), from the next step on. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_set_filter(sinew_world *world, sinew_particle_id id, uint32_t group,
+                                                 uint32_t mask);
+
+/// Sets the static and kinetic friction coefficients (>= 0; a contact combines two as sqrt(a b)).
+/// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE (negative).
+SINEW_API sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id id, float friction,
+                                                   float kinetic_friction);
+
+/// Sets the user data sinew_particle_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_particle_set_user_data(sinew_world *world, sinew_particle_id id, void *user_data);
+
 /// The particle's user_data, or NULL for an invalid id.
 SINEW_API void *sinew_particle_user_data(const sinew_world *world, sinew_particle_id id);
 
