@@ -773,6 +773,66 @@ static void every_create_accepts_a_null_out_and_every_status_has_a_name(void **s
     sinew_world_destroy(w);
 }
 
+// A program can walk the whole graph: each kind's count and id-at give every live constraint,
+// and ids read that way name the constraints a builder made; a link's length reads back.
+static void the_graph_can_be_walked_kind_by_kind(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    sinew_rope_def rd = sinew_default_rope_def();
+    rd.links = 6;
+    rd.bend_stiffness = 0.5f;
+    sinew_particle_id parts[7];
+    sinew_distance_id links[6];
+    sinew_angle_id bends[5];
+    sinew_rope rope = {0};
+    rope.particles = parts;
+    rope.links = links;
+    rope.bends = bends;
+    assert_int_equal(sinew_rope_create(w, &rd, &rope), SINEW_OK);
+    sinew_softbody_def sd = sinew_default_softbody_def();
+    sd.center.x = 20.0f;
+    assert_int_equal(sinew_softbody_create(w, &sd, NULL), SINEW_OK);
+    assert_int_equal(sinew_distance_destroy(w, links[2]), SINEW_OK); // a hole in the ids
+    const held h = count_by_stepping(w);
+    assert_int_equal(sinew_world_distance_count(w), h.distances);
+    assert_int_equal(sinew_world_pin_count(w), h.pins);
+    assert_int_equal(sinew_world_area_count(w), h.areas);
+    assert_int_equal(sinew_world_angle_count(w), h.angles);
+    int rope_links_seen = 0;
+    for (int k = 0; k < sinew_world_distance_count(w); ++k) {
+        const sinew_distance_id id = sinew_distance_id_at(w, k);
+        assert_true(sinew_distance_is_valid(w, id));
+        for (int m = 0; m < 6; ++m) {
+            rope_links_seen += id.index1 == links[m].index1 && id.generation == links[m].generation;
+        }
+        float length = -1.0f, error = 0.0f;
+        assert_int_equal(sinew_distance_get_length(w, id, &length), SINEW_OK);
+        assert_int_equal(sinew_distance_get_error(w, id, &error), SINEW_OK);
+        sinew_distance_def dd;
+        assert_int_equal(sinew_distance_get(w, id, &dd), SINEW_OK);
+        assert_true(length >= 0.0f);
+        if (dd.mode == SINEW_DISTANCE_EQUAL) {
+            assert_true(fabsf((length - dd.rest) - error) < 1e-5f);
+        }
+    }
+    assert_int_equal(rope_links_seen, 5);
+    for (int k = 0; k < sinew_world_angle_count(w); ++k) {
+        assert_true(sinew_angle_is_valid(w, sinew_angle_id_at(w, k)));
+    }
+    for (int k = 0; k < sinew_world_pin_count(w); ++k) {
+        assert_true(sinew_pin_is_valid(w, sinew_pin_id_at(w, k)));
+    }
+    assert_true(sinew_area_is_valid(w, sinew_area_id_at(w, 0)));
+    const sinew_area_id none = sinew_area_id_at(w, sinew_world_area_count(w));
+    assert_true(none.index1 == 0u && none.generation == 0u);
+    assert_int_equal(sinew_world_distance_count(NULL), 0);
+    float length;
+    assert_int_equal(sinew_distance_get_length(w, links[2], &length), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_distance_get_length(w, links[0], NULL), SINEW_ERR_NULL_ARGUMENT);
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -794,6 +854,7 @@ int main(void)
         cmocka_unit_test(byte_count_follows_the_allocator),
         cmocka_unit_test(an_empty_world_without_capacity_steps),
         cmocka_unit_test(every_create_accepts_a_null_out_and_every_status_has_a_name),
+        cmocka_unit_test(the_graph_can_be_walked_kind_by_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

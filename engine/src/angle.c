@@ -316,6 +316,17 @@ static void angles_error(const sinew_world *world, float *max_error, double *sum
     *sum_sq = sq;
 }
 
+int sinew_world_angle_count(const sinew_world *world) { return world != NULL ? world->angles.count : 0; }
+
+sinew_angle_id sinew_angle_id_at(const sinew_world *world, int index)
+{
+    sinew_angle_id id = SINEW_NULL_ID;
+    if (world != NULL && index >= 0 && index < world->angles.count) {
+        sinew__store_id(&world->angles.store, index, &id.index1, &id.generation);
+    }
+    return id;
+}
+
 // ---- snapshots ----------------------------------------------------------------------------------
 
 static void angles_save(const sinew_world *world, sinew__writer *w)

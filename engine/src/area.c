@@ -400,6 +400,17 @@ static void areas_error(const sinew_world *world, float *max_error, double *sum_
     *sum_sq = sq;
 }
 
+int sinew_world_area_count(const sinew_world *world) { return world != NULL ? world->areas.count : 0; }
+
+sinew_area_id sinew_area_id_at(const sinew_world *world, int index)
+{
+    sinew_area_id id = SINEW_NULL_ID;
+    if (world != NULL && index >= 0 && index < world->areas.count) {
+        sinew__store_id(&world->areas.store, index, &id.index1, &id.generation);
+    }
+    return id;
+}
+
 // ---- snapshots ----------------------------------------------------------------------------------
 
 static void areas_save(const sinew_world *world, sinew__writer *w)

@@ -247,6 +247,21 @@ sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const 
     return SINEW_OK;
 }
 
+sinew_status sinew_distance_get_length(const sinew_world *world, sinew_distance_id id, float *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_get_length: world and out are required");
+    }
+    const int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_get_length: stale or null id");
+    }
+    const sinew__distance *c = &world->distances.l.c[k];
+    const float *x = world->particles.x, *y = world->particles.y;
+    *out = sqrtf((x[c->j] - x[c->i]) * (x[c->j] - x[c->i]) + (y[c->j] - y[c->i]) * (y[c->j] - y[c->i]));
+    return SINEW_OK;
+}
+
 sinew_status sinew_distance_get_error(const sinew_world *world, sinew_distance_id id, float *out)
 {
     if (world == NULL || out == NULL) {
@@ -339,6 +354,17 @@ void sinew__distances_adjacency(sinew_world *world)
         d->adj[p->link_start[j] + p->link_n[j]++] = (uint32_t)i;
     }
     d->adj_dirty = false;
+}
+
+int sinew_world_distance_count(const sinew_world *world) { return world != NULL ? world->distances.l.count : 0; }
+
+sinew_distance_id sinew_distance_id_at(const sinew_world *world, int index)
+{
+    sinew_distance_id id = SINEW_NULL_ID;
+    if (world != NULL && index >= 0 && index < world->distances.l.count) {
+        sinew__store_id(&world->distances.store, index, &id.index1, &id.generation);
+    }
+    return id;
 }
 
 // ---- snapshots ----------------------------------------------------------------------------------

@@ -304,6 +304,17 @@ static void pins_error(const sinew_world *world, float *max_error, double *sum_s
     *sum_sq = sq;
 }
 
+int sinew_world_pin_count(const sinew_world *world) { return world != NULL ? world->pins.count : 0; }
+
+sinew_pin_id sinew_pin_id_at(const sinew_world *world, int index)
+{
+    sinew_pin_id id = SINEW_NULL_ID;
+    if (world != NULL && index >= 0 && index < world->pins.count) {
+        sinew__store_id(&world->pins.store, index, &id.index1, &id.generation);
+    }
+    return id;
+}
+
 // ---- snapshots ----------------------------------------------------------------------------------
 
 static void pins_save(const sinew_world *world, sinew__writer *w)

@@ -62,6 +62,10 @@ SINEW_API sinew_status sinew_distance_get(const sinew_world *world, sinew_distan
 /// ignored). Same errors as create; on error nothing changes.
 SINEW_API sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const sinew_distance_def *def);
 
+/// The current distance between the constraint's two particles, metres. Errors: NULL_ARGUMENT,
+/// INVALID_ID.
+SINEW_API sinew_status sinew_distance_get_length(const sinew_world *world, sinew_distance_id id, float *out);
+
 /// Current length minus the nearest allowed length, in metres (positive = stretched).
 /// Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_distance_get_error(const sinew_world *world, sinew_distance_id id, float *out);
@@ -174,6 +178,34 @@ SINEW_API sinew_status sinew_angle_get_angle(const sinew_world *world, sinew_ang
 
 /// Changes the limits (radians in [-pi, pi]). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE.
 SINEW_API sinew_status sinew_angle_set_limits(sinew_world *world, sinew_angle_id id, float min, float max);
+
+/// Number of live distance constraints; they are at dense indices 0..count-1 (indices change when
+/// one is destroyed; ids do not).
+SINEW_API int sinew_world_distance_count(const sinew_world *world);
+
+/// The id of the distance constraint at dense index `index`, or the null id when out of range.
+SINEW_API sinew_distance_id sinew_distance_id_at(const sinew_world *world, int index);
+
+/// Number of live pin constraints; they are at dense indices 0..count-1 (indices change when
+/// one is destroyed; ids do not).
+SINEW_API int sinew_world_pin_count(const sinew_world *world);
+
+/// The id of the pin constraint at dense index `index`, or the null id when out of range.
+SINEW_API sinew_pin_id sinew_pin_id_at(const sinew_world *world, int index);
+
+/// Number of live area constraints; they are at dense indices 0..count-1 (indices change when
+/// one is destroyed; ids do not).
+SINEW_API int sinew_world_area_count(const sinew_world *world);
+
+/// The id of the area constraint at dense index `index`, or the null id when out of range.
+SINEW_API sinew_area_id sinew_area_id_at(const sinew_world *world, int index);
+
+/// Number of live angle constraints; they are at dense indices 0..count-1 (indices change when
+/// one is destroyed; ids do not).
+SINEW_API int sinew_world_angle_count(const sinew_world *world);
+
+/// The id of the angle constraint at dense index `index`, or the null id when out of range.
+SINEW_API sinew_angle_id sinew_angle_id_at(const sinew_world *world, int index);
 
 #ifdef __cplusplus
 }
