@@ -916,10 +916,42 @@ static void destroying_a_ring_particle_destroys_the_constraint(void **state)
     }
 }
 
+// The rest area reads back and can be changed: the ring then grows to the new target; bad values
+// are refused and change nothing.
+static void the_rest_area_reads_back_and_a_new_one_is_reached(void **state)
+{
+    (void)state;
+    sinew_world_def def = sinew_default_world_def();
+    def.gravity = sinew_vec2_make(0.0f, 0.0f);
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    sinew_particle_id ids[16];
+    make_ring(w, 16, 0.0, 0.0, 1.0, false, ids);
+    const sinew_area_id a = make_area(w, ids, 16, SINEW_REST_CURRENT, 1.0f);
+    float rest = 0.0f, area = 0.0f;
+    assert_int_equal(sinew_area_get_rest(w, a, &rest), SINEW_OK);
+    assert_int_equal(sinew_area_get_area(w, a, &area), SINEW_OK);
+    assert_true(fabsf(rest - area) < 1e-5f * rest);
+    assert_int_equal(sinew_area_set_rest(w, a, 0.0f), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_area_set_rest(w, a, NAN), SINEW_ERR_NOT_FINITE);
+    assert_int_equal(sinew_area_set_rest(w, a, 1e31f), SINEW_ERR_OUT_OF_RANGE);
+    float again = 0.0f;
+    assert_int_equal(sinew_area_get_rest(w, a, &again), SINEW_OK);
+    assert_true(again == rest);
+    assert_int_equal(sinew_area_set_rest(w, a, 1.5f * rest), SINEW_OK);
+    for (int s = 0; s < 120; ++s) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    }
+    assert_int_equal(sinew_area_get_area(w, a, &area), SINEW_OK);
+    assert_true(fabsf(area - 1.5f * rest) < 0.02f * rest);
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(soft_bodies_keep_their_area_on_a_floor),
+        cmocka_unit_test(the_rest_area_reads_back_and_a_new_one_is_reached),
         cmocka_unit_test(a_free_soft_body_keeps_its_momentum),
         cmocka_unit_test(one_projection_keeps_momentum),
         cmocka_unit_test(pressure_inflates_and_set_pressure_changes_it),

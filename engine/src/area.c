@@ -238,6 +238,42 @@ sinew_status sinew_area_set_pressure(sinew_world *world, sinew_area_id id, float
     return s;
 }
 
+sinew_status sinew_area_get_rest(const sinew_world *world, sinew_area_id id, float *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_area_get_rest: world and out are required");
+    }
+    const int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_area_get_rest: stale or null id");
+    }
+    *out = world->areas.c[k].rest;
+    return SINEW_OK;
+}
+
+sinew_status sinew_area_set_rest(sinew_world *world, sinew_area_id id, float rest_area)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    const int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_area_set_rest: stale or null id");
+    }
+    if (!sinew__finite(rest_area)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_area_set_rest: rest area must be finite");
+    }
+    if (!(rest_area > 0.0f)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_area_set_rest: rest area must be > 0");
+    }
+    sinew__area *c = &world->areas.c[k];
+    const sinew_status s = check_target(world, c->pressure, rest_area);
+    if (s == SINEW_OK) {
+        c->rest = rest_area;
+    }
+    return s;
+}
+
 static void areas_remove_particle(sinew_world *world, int index, int moved_from)
 {
     sinew__areas *a = &world->areas;

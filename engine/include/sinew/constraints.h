@@ -145,6 +145,14 @@ SINEW_API bool sinew_area_is_valid(const sinew_world *world, sinew_area_id id);
 /// Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_area_get_area(const sinew_world *world, sinew_area_id id, float *out);
 
+/// The rest area in m^2 (the ring keeps pressure * rest area). Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_area_get_rest(const sinew_world *world, sinew_area_id id, float *out);
+
+/// Changes the rest area (m^2, > 0): grow or shrink the ring's target. Errors: NULL_ARGUMENT,
+/// INVALID_ID, NOT_FINITE, OUT_OF_RANGE (not > 0, or pressure * rest area above 4
+/// SINEW_MAX_COORDINATE^2).
+SINEW_API sinew_status sinew_area_set_rest(sinew_world *world, sinew_area_id id, float rest_area);
+
 /// Changes the pressure (> 0): inflate or deflate. Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE,
 /// OUT_OF_RANGE (not > 0, or pressure * rest area above 4 SINEW_MAX_COORDINATE^2).
 SINEW_API sinew_status sinew_area_set_pressure(sinew_world *world, sinew_area_id id, float pressure);
