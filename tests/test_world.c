@@ -833,6 +833,61 @@ static void the_graph_can_be_walked_kind_by_kind(void **state)
     sinew_world_destroy(w);
 }
 
+// Every constraint kind carries user data: from its def, read back, set after creation; a stale
+// id reads NULL and refuses a set.
+static void every_constraint_carries_user_data(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    const sinew_particle_id a = make_particle(w, 0.0f, 0.0f, 1.0f), b = make_particle(w, 1.0f, 0.0f, 1.0f);
+    const sinew_particle_id c = make_particle(w, 1.0f, 1.0f, 1.0f);
+    int tags[4];
+    sinew_distance_def dd = sinew_default_distance_def();
+    dd.a = a;
+    dd.b = b;
+    dd.user_data = &tags[0];
+    sinew_distance_id dist;
+    assert_int_equal(sinew_distance_create(w, &dd, &dist), SINEW_OK);
+    sinew_pin_def pd = sinew_default_pin_def();
+    pd.particle = a;
+    pd.user_data = &tags[1];
+    sinew_pin_id pin;
+    assert_int_equal(sinew_pin_create(w, &pd, &pin), SINEW_OK);
+    sinew_angle_def ad = sinew_default_angle_def();
+    ad.a = a;
+    ad.b = b;
+    ad.c = c;
+    ad.user_data = &tags[2];
+    sinew_angle_id angle;
+    assert_int_equal(sinew_angle_create(w, &ad, &angle), SINEW_OK);
+    const sinew_particle_id ring[3] = {a, b, c};
+    sinew_area_def ar = sinew_default_area_def();
+    ar.particles = ring;
+    ar.count = 3;
+    ar.user_data = &tags[3];
+    sinew_area_id area;
+    assert_int_equal(sinew_area_create(w, &ar, &area), SINEW_OK);
+    assert_ptr_equal(sinew_distance_user_data(w, dist), &tags[0]);
+    assert_ptr_equal(sinew_pin_user_data(w, pin), &tags[1]);
+    assert_ptr_equal(sinew_angle_user_data(w, angle), &tags[2]);
+    assert_ptr_equal(sinew_area_user_data(w, area), &tags[3]);
+    sinew_distance_def got;
+    assert_int_equal(sinew_distance_get(w, dist, &got), SINEW_OK);
+    assert_ptr_equal(got.user_data, &tags[0]);
+    assert_int_equal(sinew_distance_set_user_data(w, dist, &tags[3]), SINEW_OK);
+    assert_int_equal(sinew_pin_set_user_data(w, pin, NULL), SINEW_OK);
+    assert_int_equal(sinew_angle_set_user_data(w, angle, &tags[0]), SINEW_OK);
+    assert_int_equal(sinew_area_set_user_data(w, area, &tags[1]), SINEW_OK);
+    assert_ptr_equal(sinew_distance_user_data(w, dist), &tags[3]);
+    assert_null(sinew_pin_user_data(w, pin));
+    assert_ptr_equal(sinew_angle_user_data(w, angle), &tags[0]);
+    assert_ptr_equal(sinew_area_user_data(w, area), &tags[1]);
+    assert_int_equal(sinew_distance_destroy(w, dist), SINEW_OK);
+    assert_null(sinew_distance_user_data(w, dist));
+    assert_int_equal(sinew_distance_set_user_data(w, dist, &tags[0]), SINEW_ERR_INVALID_ID);
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -855,6 +910,7 @@ int main(void)
         cmocka_unit_test(an_empty_world_without_capacity_steps),
         cmocka_unit_test(every_create_accepts_a_null_out_and_every_status_has_a_name),
         cmocka_unit_test(the_graph_can_be_walked_kind_by_kind),
+        cmocka_unit_test(every_constraint_carries_user_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,8 @@ static int angle_fields(void *kind, sinew__field *f)
     sinew__angles *a = kind;
     f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__angle), false};
     f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true};
-    return 2;
+    f[2] = (sinew__field){(void **)&a->user_data, sizeof(void *), false};
+    return 3;
 }
 
 static void angles_free(sinew_world *world)
@@ -80,6 +81,7 @@ sinew_status sinew_angle_create(sinew_world *world, const sinew_angle_def *def, 
     if (out != NULL) {
         *out = id;
     }
+    a->user_data[m] = def->user_data;
     a->c[m] = (sinew__angle){i, j, k, def->min, def->max, def->stiffness, def->compliance};
     a->lambda[m] = 0.0f;
     a->soft_count += is_soft(&a->c[m]);
@@ -325,6 +327,25 @@ sinew_angle_id sinew_angle_id_at(const sinew_world *world, int index)
         sinew__store_id(&world->angles.store, index, &id.index1, &id.generation);
     }
     return id;
+}
+
+void *sinew_angle_user_data(const sinew_world *world, sinew_angle_id id)
+{
+    const int k = world != NULL ? sinew__store_lookup(&world->angles.store, id.index1, id.generation) : -1;
+    return k >= 0 ? world->angles.user_data[k] : NULL;
+}
+
+sinew_status sinew_angle_set_user_data(sinew_world *world, sinew_angle_id id, void *user_data)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    const int k = sinew__store_lookup(&world->angles.store, id.index1, id.generation);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_angle_set_user_data: stale or null id");
+    }
+    world->angles.user_data[k] = user_data;
+    return SINEW_OK;
 }
 
 // ---- snapshots ----------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ static int area_fields(void *kind, sinew__field *f)
     sinew__areas *a = kind;
     f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__area), false};
     f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true};
-    return 2;
+    f[2] = (sinew__field){(void **)&a->user_data, sizeof(void *), false};
+    return 3;
 }
 
 static sinew_status pool_reserve(sinew_world *world, int needed)
@@ -163,6 +164,7 @@ sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, si
     if (out != NULL) {
         *out = id;
     }
+    a->user_data[k] = def->user_data;
     a->c[k] = (sinew__area){a->idx_count, def->count, rest, current > 0.0 ? 1.0f : -1.0f, def->pressure,
                             def->stiffness, def->compliance};
     a->idx_count += def->count;
@@ -445,6 +447,25 @@ sinew_area_id sinew_area_id_at(const sinew_world *world, int index)
         sinew__store_id(&world->areas.store, index, &id.index1, &id.generation);
     }
     return id;
+}
+
+void *sinew_area_user_data(const sinew_world *world, sinew_area_id id)
+{
+    const int k = world != NULL ? sinew__store_lookup(&world->areas.store, id.index1, id.generation) : -1;
+    return k >= 0 ? world->areas.user_data[k] : NULL;
+}
+
+sinew_status sinew_area_set_user_data(sinew_world *world, sinew_area_id id, void *user_data)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    const int k = sinew__store_lookup(&world->areas.store, id.index1, id.generation);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_area_set_user_data: stale or null id");
+    }
+    world->areas.user_data[k] = user_data;
+    return SINEW_OK;
 }
 
 // ---- snapshots ----------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ static int distance_fields(void *kind, sinew__field *f)
     f[14] = (sinew__field){(void **)&d->step_lambda, sizeof(float), true};
     f[15] = (sinew__field){(void **)&d->tear, sizeof(float), false};
     f[16] = (sinew__field){(void **)&d->strain, sizeof(float), false};
-    return 17;
+    f[17] = (sinew__field){(void **)&d->user_data, sizeof(void *), false};
+    return 18;
 }
 
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity)
@@ -153,6 +154,7 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     if (out != NULL) {
         *out = id;
     }
+    d->user_data[k] = def->user_data;
     d->tear[k] = def->tear_ratio;
     d->strain[k] = 1.0f;
     d->tearable += def->tear_ratio > 0.0f;
@@ -215,6 +217,7 @@ sinew_status sinew_distance_get(const sinew_world *world, sinew_distance_id id, 
     out->tear_ratio = world->distances.tear[k];
     out->stiffness = world->distances.l.soft[k].stiffness;
     out->compliance = world->distances.l.soft[k].compliance;
+    out->user_data = world->distances.user_data[k];
     return SINEW_OK;
 }
 
@@ -365,6 +368,25 @@ sinew_distance_id sinew_distance_id_at(const sinew_world *world, int index)
         sinew__store_id(&world->distances.store, index, &id.index1, &id.generation);
     }
     return id;
+}
+
+void *sinew_distance_user_data(const sinew_world *world, sinew_distance_id id)
+{
+    const int k = world != NULL ? sinew__store_lookup(&world->distances.store, id.index1, id.generation) : -1;
+    return k >= 0 ? world->distances.user_data[k] : NULL;
+}
+
+sinew_status sinew_distance_set_user_data(sinew_world *world, sinew_distance_id id, void *user_data)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    const int k = sinew__store_lookup(&world->distances.store, id.index1, id.generation);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_set_user_data: stale or null id");
+    }
+    world->distances.user_data[k] = user_data;
+    return SINEW_OK;
 }
 
 // ---- snapshots ----------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ typedef struct sinew__distances {
     bool adj_dirty;         // adj must be rebuilt before the next contact search
     bool order_dirty;       // links changed since Jacobi's layout was built
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
+    void **user_data;       // returned by sinew_distance_user_data (cold)
 } sinew__distances;
 
 // Area constraints: a ring of particles (indices in the shared pool) keeps a signed area.
@@ -45,6 +46,7 @@ typedef struct sinew__areas {
     size_t pool_bytes;
     int32_t *idx;
     int idx_count, idx_capacity;
+    void **user_data;       // returned by sinew_area_user_data (cold)
 } sinew__areas;
 
 // Angle constraints: the turn at j from (j - i) to (k - j) kept in [min, max] (through pi when
@@ -59,6 +61,7 @@ typedef struct sinew__angles {
     int count, soft_count;
     sinew__angle *c;
     float *lambda;
+    void **user_data;       // returned by sinew_angle_user_data (cold)
 } sinew__angles;
 
 typedef struct sinew__pin {
@@ -75,6 +78,7 @@ typedef struct sinew__pins {
     float *lambda;          // 2 per pin
     float *from;            // 2 per pin: kinematic start of the current step
     uint32_t *perm;
+    void **user_data;       // returned by sinew_pin_user_data (cold)
 } sinew__pins;
 
 // A constraint kind, as the solver, the particle store and the world see it: each kind's file

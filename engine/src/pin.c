@@ -21,7 +21,8 @@ static int pin_fields(void *kind, sinew__field *f)
     f[1] = (sinew__field){(void **)&p->lambda, 2 * sizeof(float), true};
     f[2] = (sinew__field){(void **)&p->from, 2 * sizeof(float), true};
     f[3] = (sinew__field){(void **)&p->perm, sizeof(uint32_t), true};
-    return 4;
+    f[4] = (sinew__field){(void **)&p->user_data, sizeof(void *), false};
+    return 5;
 }
 
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity)
@@ -83,6 +84,7 @@ sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sine
     if (out != NULL) {
         *out = id;
     }
+    p->user_data[k] = def->user_data;
     p->c[k] = (sinew__pin){i, def->target.x, def->target.y, def->stiffness, def->compliance};
     p->lambda[2 * k] = p->lambda[2 * k + 1] = 0.0f;
     p->from[2 * k] = world->particles.x[i];
@@ -151,6 +153,7 @@ sinew_status sinew_pin_get(const sinew_world *world, sinew_pin_id id, sinew_pin_
     out->target = sinew_vec2_make(c->tx, c->ty);
     out->stiffness = c->stiffness;
     out->compliance = c->compliance;
+    out->user_data = world->pins.user_data[k];
     return SINEW_OK;
 }
 
@@ -313,6 +316,25 @@ sinew_pin_id sinew_pin_id_at(const sinew_world *world, int index)
         sinew__store_id(&world->pins.store, index, &id.index1, &id.generation);
     }
     return id;
+}
+
+void *sinew_pin_user_data(const sinew_world *world, sinew_pin_id id)
+{
+    const int k = world != NULL ? sinew__store_lookup(&world->pins.store, id.index1, id.generation) : -1;
+    return k >= 0 ? world->pins.user_data[k] : NULL;
+}
+
+sinew_status sinew_pin_set_user_data(sinew_world *world, sinew_pin_id id, void *user_data)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    const int k = sinew__store_lookup(&world->pins.store, id.index1, id.generation);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_pin_set_user_data: stale or null id");
+    }
+    world->pins.user_data[k] = user_data;
+    return SINEW_OK;
 }
 
 // ---- snapshots ----------------------------------------------------------------------------------

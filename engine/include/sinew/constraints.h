@@ -36,6 +36,7 @@ typedef struct sinew_distance_def {
     float compliance;         ///< XPBD compliance in m/N, >= 0; 0 (default) = PBD with stiffness
     float tear_ratio;         ///< 0 (default) = never tears; else > 1: the link is removed when its
                               ///< length / rest, smoothed over steps, exceeds this (see sinew_world_tears)
+    void *user_data;          ///< returned by sinew_distance_user_data; default NULL
 } sinew_distance_def;
 
 /// Defaults as documented on each field.
@@ -55,11 +56,17 @@ SINEW_API sinew_status sinew_distance_destroy(sinew_world *world, sinew_distance
 /// True when `id` names a live distance constraint of `world`.
 SINEW_API bool sinew_distance_is_valid(const sinew_world *world, sinew_distance_id id);
 
+/// The constraint's user data, or NULL for an invalid id.
+SINEW_API void *sinew_distance_user_data(const sinew_world *world, sinew_distance_id id);
+
+/// Sets the user data sinew_distance_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_distance_set_user_data(sinew_world *world, sinew_distance_id id, void *user_data);
+
 /// Reads a distance constraint back (rest is the resolved length). Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_distance_get(const sinew_world *world, sinew_distance_id id, sinew_distance_def *out);
 
-/// Changes rest length, mode, stiffness and compliance (the particles a and b in `def` are
-/// ignored). Same errors as create; on error nothing changes.
+/// Changes rest length, mode, stiffness and compliance (the particles a and b and the user data in
+/// `def` are ignored). Same errors as create; on error nothing changes.
 SINEW_API sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const sinew_distance_def *def);
 
 /// The current distance between the constraint's two particles, metres. Errors: NULL_ARGUMENT,
@@ -79,6 +86,7 @@ typedef struct sinew_pin_def {
     sinew_vec2 target;          ///< world point in metres, within +-SINEW_MAX_COORDINATE
     float stiffness;            ///< [0, 1]; default 1
     float compliance;           ///< XPBD compliance in m/N, >= 0; default 0
+    void *user_data;          ///< returned by sinew_pin_user_data; default NULL
 } sinew_pin_def;
 
 /// Defaults as documented on each field.
@@ -92,6 +100,12 @@ SINEW_API sinew_status sinew_pin_destroy(sinew_world *world, sinew_pin_id id);
 
 /// True when `id` names a live pin of `world`.
 SINEW_API bool sinew_pin_is_valid(const sinew_world *world, sinew_pin_id id);
+
+/// The constraint's user data, or NULL for an invalid id.
+SINEW_API void *sinew_pin_user_data(const sinew_world *world, sinew_pin_id id);
+
+/// Sets the user data sinew_pin_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_pin_set_user_data(sinew_world *world, sinew_pin_id id, void *user_data);
 
 /// Moves the pin's target (metres); call every frame to drag. Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE,
 /// OUT_OF_RANGE (beyond SINEW_MAX_COORDINATE).
@@ -124,6 +138,7 @@ typedef struct sinew_area_def {
     float pressure;   ///< the ring keeps pressure * rest_area, > 0; default 1
     float stiffness;  ///< [0, 1]; default 1
     float compliance; ///< XPBD compliance, m^2 of area error per unit of multiplier, >= 0; default 0
+    void *user_data;          ///< returned by sinew_area_user_data; default NULL
 } sinew_area_def;
 
 /// Defaults as documented on each field.
@@ -140,6 +155,12 @@ SINEW_API sinew_status sinew_area_destroy(sinew_world *world, sinew_area_id id);
 
 /// True when `id` names a live area constraint of `world`.
 SINEW_API bool sinew_area_is_valid(const sinew_world *world, sinew_area_id id);
+
+/// The constraint's user data, or NULL for an invalid id.
+SINEW_API void *sinew_area_user_data(const sinew_world *world, sinew_area_id id);
+
+/// Sets the user data sinew_area_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_area_set_user_data(sinew_world *world, sinew_area_id id, void *user_data);
 
 /// The ring's current area in m^2 (positive, whatever the winding, unless turned inside out).
 /// Errors: NULL_ARGUMENT, INVALID_ID.
@@ -166,6 +187,7 @@ typedef struct sinew_angle_def {
     float min, max;            ///< radians in [-pi, pi]; default 0, 0 (held straight)
     float stiffness;           ///< [0, 1]; default 1
     float compliance;          ///< XPBD compliance in rad/(N m), >= 0; default 0
+    void *user_data;          ///< returned by sinew_angle_user_data; default NULL
 } sinew_angle_def;
 
 /// Defaults as documented on each field.
@@ -180,6 +202,12 @@ SINEW_API sinew_status sinew_angle_destroy(sinew_world *world, sinew_angle_id id
 
 /// True when `id` names a live angle constraint of `world`.
 SINEW_API bool sinew_angle_is_valid(const sinew_world *world, sinew_angle_id id);
+
+/// The constraint's user data, or NULL for an invalid id.
+SINEW_API void *sinew_angle_user_data(const sinew_world *world, sinew_angle_id id);
+
+/// Sets the user data sinew_angle_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_angle_set_user_data(sinew_world *world, sinew_angle_id id, void *user_data);
 
 /// The current angle at b in radians, (-pi, pi]. Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_angle_get_angle(const sinew_world *world, sinew_angle_id id, float *out);
