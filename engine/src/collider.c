@@ -16,6 +16,7 @@ sinew_collider_def sinew_default_collider_def(void)
     def.kinetic_friction = 0.5f;
     def.group = 1u;
     def.mask = UINT32_MAX;
+    def.events = true;
     return def;
 }
 
@@ -25,6 +26,7 @@ static int collider_fields(void *kind, sinew__field *f)
     f[0] = (sinew__field){(void **)&c->c, sizeof(sinew__collider), false};
     return 1;
 }
+
 
 void sinew__colliders_save(const sinew_world *world, sinew__writer *w)
 {
@@ -38,7 +40,7 @@ static bool finite_vec(sinew_vec2 v) { return sinew__finite(v.x) && sinew__finit
 // SINEW_MAX_COORDINATE, unit normals, finite bounds and frictions.
 static bool collider_ok(const sinew__collider *c)
 {
-    const bool common = c->mu_s >= 0.0f && sinew__finite(c->mu_s) && c->mu_k >= 0.0f && sinew__finite(c->mu_k) &&
+    const bool common = c->events <= 1u && c->mu_s >= 0.0f && sinew__finite(c->mu_s) && c->mu_k >= 0.0f && sinew__finite(c->mu_k) &&
                         sinew__finite(c->minx) && sinew__finite(c->miny) && sinew__finite(c->maxx) &&
                         sinew__finite(c->maxy);
     if (c->type == SINEW_COLLIDER_PLANE) {
@@ -124,6 +126,7 @@ static sinew_status add(sinew_world *world, const sinew_collider_def *def, sinew
     c->group = def->group;
     c->mask = def->mask;
     c->user_data = def->user_data;
+    c->events = def->events ? 1u : 0u;
     if (c->type == SINEW_COLLIDER_POLYGON) {
         c->minx = c->maxx = c->v[0].x;
         c->miny = c->maxy = c->v[0].y;
@@ -325,6 +328,19 @@ sinew_status sinew_world_bounds_create(sinew_world *world, const sinew_collider_
 static int lookup(const sinew_world *world, sinew_collider_id id)
 {
     return world != NULL ? sinew__store_lookup(&world->colliders.store, id.index1, id.generation) : -1;
+}
+
+sinew_status sinew_collider_set_events(sinew_world *world, sinew_collider_id id, bool events)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    const int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_collider_set_events: stale or null id");
+    }
+    world->colliders.c[k].events = events ? 1u : 0u;
+    return SINEW_OK;
 }
 
 sinew_status sinew_collider_destroy(sinew_world *world, sinew_collider_id id)

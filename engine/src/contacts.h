@@ -56,6 +56,7 @@ typedef struct sinew__collider {
     float mu_s, mu_k; // square roots of the frictions, like the particles'
     uint32_t group, mask;
     void *user_data;
+    uint8_t events;   // 1: touches of event particles make contact events
 } sinew__collider;
 
 typedef struct sinew__colliders {
@@ -187,3 +188,30 @@ void sinew__colliders_free(sinew_world *world);
 // Snapshots: the colliders (see sinew__kind_ops.save / load).
 void sinew__colliders_save(const sinew_world *world, sinew__writer *w);
 bool sinew__colliders_load(sinew_world *world, sinew__reader *r);
+
+// events.c: contact events. A touch, keyed by the pair's ids (lower particle first; a collider's
+// key has the top bit set), with what a begin event reports.
+typedef struct sinew__touch {
+    uint64_t a, b;
+    float px, py, nx, ny, speed;
+} sinew__touch;
+
+typedef struct sinew__events {
+    bool enabled;            // some particle ever had SINEW_PARTICLE_EVENTS: steps look for touches
+    void *block;
+    size_t block_bytes;
+    int capacity;            // of each array below
+    sinew__touch *prev, *now; // the touches at the end of the last step, sorted; scratch for this one
+    int prev_count;
+    sinew_contact_begin_event *begin;
+    sinew_contact_end_event *end;
+    int begin_count, end_count;
+} sinew__events;
+
+// At the start of a step: keeps every particle's velocity (the approach speeds of begin events).
+void sinew__events_begin_step(sinew_world *world);
+// At the end of a step: the touches now, against the last step's: begin and end events.
+void sinew__events_update(sinew_world *world);
+void sinew__events_free(sinew_world *world);
+void sinew__events_save(const sinew_world *world, sinew__writer *w);
+bool sinew__events_load(sinew_world *world, sinew__reader *r);

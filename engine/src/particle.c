@@ -51,6 +51,7 @@ static int scratch_fields(sinew__particles *p, sinew__field *f)
         {(void **)&p->grad_y, sizeof(float), false},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t), false},
         {(void **)&p->motion, sizeof(sinew__motion), false}, {(void **)&p->near_plane, sizeof(uint8_t), false},
         {(void **)&p->jacobi_x, sizeof(double), false}, {(void **)&p->jacobi_y, sizeof(double), false},
+        {(void **)&p->vx0, sizeof(float), false}, {(void **)&p->vy0, sizeof(float), false},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
@@ -181,6 +182,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->w[i] = def->weight;
     p->radius[i] = def->radius;
     p->flags[i] = def->flags;
+    world->events.enabled |= (def->flags & SINEW_PARTICLE_EVENTS) != 0u;
     p->user_data[i] = def->user_data;
     p->group[i] = def->group;
     p->mask[i] = def->mask;
@@ -395,6 +397,7 @@ sinew_status sinew_particle_set_flags(sinew_world *world, sinew_particle_id id, 
         return s;
     }
     world->particles.flags[i] = flags;
+    world->events.enabled |= (flags & SINEW_PARTICLE_EVENTS) != 0u;
     world->grid.valid = world->grid.fresh = false; // which particles the grid holds
     return SINEW_OK;
 }

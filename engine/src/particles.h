@@ -51,6 +51,7 @@ typedef struct sinew__particles {
     float *grad_x, *grad_y; // scratch of the area constraints (their gradients)
     sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
     uint8_t *near_plane;    // scratch of sinew__collider_contacts_find: may have a collider contact
+    float *vx0, *vy0;       // velocity at the start of the step, when contact events are on (events.c)
     // Jacobi sums per particle, in double so that their value, once rounded to float, does not
     // depend on the order constraints were added in: Jacobi results are order independent. Zero
     // between uses.

@@ -20,7 +20,8 @@
 
 static const char magic[8] = {'S', 'I', 'N', 'E', 'W', 'S', 'N', 'P'};
 
-enum { TAG_WORLD = 0x444c5257u, TAG_PARTICLES = 0x54524150u, TAG_COLLIDERS = 0x4c4c4f43u, TAG_KIND = 0x444e494bu };
+enum { TAG_WORLD = 0x444c5257u, TAG_PARTICLES = 0x54524150u, TAG_COLLIDERS = 0x4c4c4f43u, TAG_KIND = 0x444e494bu,
+       TAG_EVENTS = 0x53545645u };
 
 // ---- writer and reader ------------------------------------------------------------------------
 
@@ -362,7 +363,7 @@ typedef struct section {
 } section;
 
 // The sections after the world's settings, in order.
-static int sections(section out[SINEW_KIND_COUNT + 2])
+static int sections(section out[SINEW_KIND_COUNT + 3])
 {
     int n = 0;
     out[n++] = (section){TAG_PARTICLES, sinew__particles_save, sinew__particles_load};
@@ -373,6 +374,7 @@ static int sections(section out[SINEW_KIND_COUNT + 2])
         }
     }
     out[n++] = (section){TAG_COLLIDERS, sinew__colliders_save, sinew__colliders_load};
+    out[n++] = (section){TAG_EVENTS, sinew__events_save, sinew__events_load};
     return n;
 }
 
@@ -407,7 +409,7 @@ uint64_t sinew__snapshot_checksum(const uint8_t *bytes, size_t n)
 // Writes the whole snapshot through w (measuring only when w->data is NULL).
 static void save_all(const sinew_world *world, sinew__writer *w)
 {
-    section list[SINEW_KIND_COUNT + 2];
+    section list[SINEW_KIND_COUNT + 3];
     const int n = sections(list);
     uint8_t header[SINEW__HEADER_BYTES] = {0};
     sinew__put(w, header, sizeof header); // filled in once the payload is written
@@ -547,7 +549,7 @@ static sinew_status load_all(sinew__reader *r, const sinew_world_def *def, sinew
     if (!read_header(r, &count)) {
         return r->status;
     }
-    section list[SINEW_KIND_COUNT + 2];
+    section list[SINEW_KIND_COUNT + 3];
     const int n = sections(list);
     if (count != (uint32_t)n + 1u) {
         fail(r, SINEW_ERR_SNAPSHOT_INVALID, "snapshot: its sections are not the ones this version writes");

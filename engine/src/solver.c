@@ -230,6 +230,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__shuffle(world->pins.perm, world->pins.count, seed + 1u);
     }
     sinew__pins_begin_step(world);
+    sinew__events_begin_step(world);
     if (world->skip_linked_pairs) {
         sinew__distances_adjacency(world);
     }
@@ -302,6 +303,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
 
     sinew__distances_tear(world);
+    sinew__events_update(world);
     world->grid.fresh = false; // the solve moved the particles since the last build
     world->step_count += 1;
     world->history_valid = recording;

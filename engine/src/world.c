@@ -132,6 +132,7 @@ void sinew_world_destroy(sinew_world *world)
         sinew__kinds[t]->free(world);
     }
     sinew__colliders_free(world);
+    sinew__events_free(world);
     sinew__particles_free(world);
     sinew_allocator a = world->allocator;
     a.free(world, sizeof *world, a.user_data);

@@ -34,6 +34,7 @@ struct sinew_world {
     sinew__contacts contacts;
     sinew__collider_contacts collider_contacts;
     sinew__grid grid;
+    sinew__events events;
     int dropped_contacts;  // this step
     void *tears_block;     // torn links of the last step; room for every tearable link
     size_t tears_bytes;

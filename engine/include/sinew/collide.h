@@ -24,6 +24,7 @@ typedef struct sinew_collider_def {
     uint32_t group;         ///< group bits of the collider; default 1
     uint32_t mask;          ///< particle groups it stops; default all bits
     void *user_data;        ///< returned by sinew_collider_user_data
+    bool events;            ///< touches of particles with SINEW_PARTICLE_EVENTS make contact events; default true
 } sinew_collider_def;
 
 /// Defaults as documented on each field.
@@ -149,6 +150,40 @@ typedef float (*sinew_ray_fn)(const sinew_ray_hit *hit, void *context);
 /// Errors: as sinew_world_cast_ray, and NULL_ARGUMENT for a NULL fn.
 SINEW_API sinew_status sinew_world_cast_ray_all(const sinew_world *world, sinew_vec2 origin, sinew_vec2 translation,
                                                 const sinew_ray_filter *filter, sinew_ray_fn fn, void *context);
+
+/// A touch that began in the last step: two particles (b valid, collider null) or a particle and a
+/// collider (b null). Made when either particle has SINEW_PARTICLE_EVENTS, or, against a collider,
+/// when the particle has it and the collider's `events` is on.
+typedef struct sinew_contact_begin_event {
+    sinew_particle_id a;         ///< a particle of the pair (the lower id for two particles)
+    sinew_particle_id b;         ///< the other particle, or the null id
+    sinew_collider_id collider;  ///< the collider, or the null id
+    sinew_vec2 point;            ///< on a's surface, towards the other, metres
+    sinew_vec2 normal;           ///< unit, from a towards the other (for a collider: into it)
+    float approach_speed;        ///< m/s along the normal at the start of the step (>= 0): for sounds, damage
+} sinew_contact_begin_event;
+
+/// A touch that ended in the last step (or whose particle or collider was destroyed since).
+typedef struct sinew_contact_end_event {
+    sinew_particle_id a, b;      ///< as in the begin event (ids may no longer be valid)
+    sinew_collider_id collider;
+} sinew_contact_end_event;
+
+/// The contact events of the last step, owned by the world, valid until the next step. Begin
+/// events come sorted by (a, b or collider); so do end events. Two particles touch when they are
+/// closer than their radii plus 0.1%; a particle touches a collider within 0.1% of its radius.
+typedef struct sinew_contact_events {
+    const sinew_contact_begin_event *begin;
+    int begin_count;
+    const sinew_contact_end_event *end;
+    int end_count;
+} sinew_contact_events;
+
+/// The contact events of the last step (empty for a NULL world or before any step).
+SINEW_API sinew_contact_events sinew_world_contact_events(const sinew_world *world);
+
+/// Turns a collider's contact events on or off. Errors: NULL_ARGUMENT, INVALID_ID.
+SINEW_API sinew_status sinew_collider_set_events(sinew_world *world, sinew_collider_id id, bool events);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@ extern "C" {
 /// Particle flags (bit mask).
 typedef enum sinew_particle_flags {
     SINEW_PARTICLE_COLLIDES = 1u << 0, ///< takes part in collisions
+    SINEW_PARTICLE_EVENTS = 1u << 1,   ///< its touches begin and end as contact events (sinew_world_contact_events)
 } sinew_particle_flags;
 
 /// Everything needed to create a particle. Get one from sinew_default_particle_def().
