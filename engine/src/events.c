@@ -159,7 +159,9 @@ void sinew__events_update(sinew_world *world)
         return; // no memory: no events this step (the last step's touches stay)
     }
     const int n = find_touches(world);
-    qsort(e->now, (size_t)n, sizeof *e->now, compare_touches);
+    if (n > 1) {
+        qsort(e->now, (size_t)n, sizeof *e->now, compare_touches);
+    }
     int a = 0, b = 0;
     while (a < e->prev_count || b < n) {
         const int order = a == e->prev_count ? 1 : (b == n ? -1 : compare_touches(&e->prev[a], &e->now[b]));

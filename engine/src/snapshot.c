@@ -27,6 +27,9 @@ enum { TAG_WORLD = 0x444c5257u, TAG_PARTICLES = 0x54524150u, TAG_COLLIDERS = 0x4
 
 void sinew__put(sinew__writer *w, const void *bytes, size_t n)
 {
+    if (n == 0) {
+        return; // bytes may be an empty array's NULL
+    }
     if (w->data != NULL && w->size <= w->capacity && n <= w->capacity - w->size) {
         memcpy(w->data + w->size, bytes, n);
     }
@@ -44,6 +47,9 @@ static bool fail(sinew__reader *r, sinew_status status, const char *why)
 
 bool sinew__get(sinew__reader *r, void *bytes, size_t n)
 {
+    if (n == 0) {
+        return r->status == SINEW_OK; // bytes may be an empty array's NULL
+    }
     if (r->status != SINEW_OK || n > r->size - r->at) {
         memset(bytes, 0, n);
         return fail(r, SINEW_ERR_SNAPSHOT_TRUNCATED, "snapshot: a section ends before its data");
