@@ -395,6 +395,10 @@ sinew_status sinew_collider_get_shape(const sinew_world *world, sinew_collider_i
     return SINEW_OK;
 }
 
+// Lengths at or below this are treated as zero where a direction is divided by them (1 / 1e-30
+// is still finite in float; the inverse of a denormal is not).
+#define SINEW__TINY_LENGTH 1e-30f
+
 // ---- geometry ---------------------------------------------------------------------------------
 
 // Nearest point to p on the segment a-b.
@@ -445,7 +449,9 @@ bool sinew__collider_plane(const sinew__collider *c, sinew_vec2 p, float r, floa
         return false;
     }
     float d = sqrtf(best2);
-    sinew_vec2 n = d > 0.0f ? sinew_vec2_scale(sinew_vec2_sub(p, q), 1.0f / d)
+    // Closer than SINEW__TINY_LENGTH (a denormal distance, whose inverse overflows): the fallback
+    // direction, as for a particle exactly on the shape's core.
+    sinew_vec2 n = d > SINEW__TINY_LENGTH ? sinew_vec2_scale(sinew_vec2_sub(p, q), 1.0f / d)
                             : (m == 2 ? c->n[0] : sinew_vec2_make(0.0f, 1.0f));
     *hit = (sinew__plane_hit){n.x, n.y, sinew_vec2_dot(n, q) + reach};
     return true;
@@ -503,7 +509,7 @@ bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b,
     sinew_vec2 n = {0.0f, 0.0f}, at = {0.0f, 0.0f};
     for (int k = 0; k < m; ++k) { // the rounded corners
         float t;
-        if (reach > 0.0f && ray_circle(a, d, c->v[k], reach, &t) && t < best) {
+        if (reach > SINEW__TINY_LENGTH && ray_circle(a, d, c->v[k], reach, &t) && t < best) {
             best = t;
             at = sinew_vec2_mul_add(a, t, d);
             n = sinew_vec2_scale(sinew_vec2_sub(at, c->v[k]), 1.0f / reach);

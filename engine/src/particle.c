@@ -528,10 +528,8 @@ static int reset_escaped(sinew__particles *p, bool pack)
             p->x[i] = p->px[i];
             p->y[i] = p->py[i];
             p->dx[i] = p->dy[i] = 0.0f;
-            if (pack) {
-                p->motion[i].x = p->px[i];
-                p->motion[i].y = p->py[i];
-                p->motion[i].dx = p->motion[i].dy = 0.0f;
+            if (pack) { // at rest where it began, before and after the solve: the response leaves it be
+                p->motion[i] = (sinew__motion){p->px[i], p->py[i], 0.0f, 0.0f, p->px[i], p->py[i], 0.0f, 0.0f};
             }
             reset += 1;
         }
