@@ -118,6 +118,40 @@ SINEW_API sinew_vec2 sinew_world_get_gravity(const sinew_world *world);
 /// Linear damping in 1/s. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (negative).
 SINEW_API sinew_status sinew_world_set_damping(sinew_world *world, float damping);
 
+/// A colour, 8 bits per channel, alpha 255 = opaque.
+typedef struct sinew_color {
+    uint8_t r, g, b, a;
+} sinew_color;
+
+/// What sinew_world_draw draws.
+typedef enum sinew_draw_flags {
+    SINEW_DRAW_PARTICLES = 1u << 0, ///< circles of their radius (immovable ones grey)
+    SINEW_DRAW_LINKS = 1u << 1,     ///< distance constraints, green at their allowed length, red stretched, blue squeezed
+    SINEW_DRAW_PINS = 1u << 2,      ///< each pin's target, and a segment to its particle
+    SINEW_DRAW_AREAS = 1u << 3,     ///< area rings, coloured by area / target
+    SINEW_DRAW_ANGLES = 1u << 4,    ///< angle limits as wedges: the two limit directions at each joint
+    SINEW_DRAW_COLLIDERS = 1u << 5, ///< static colliders (a half-plane as a long segment on its edge)
+    SINEW_DRAW_CONTACTS = 1u << 6,  ///< the last step's contact points and normals
+    SINEW_DRAW_ALL = 0x7fu,
+} sinew_draw_flags;
+
+/// Callbacks of a renderer; any may be NULL (that primitive is skipped). Lengths in metres.
+typedef struct sinew_debug_draw {
+    void (*circle)(sinew_vec2 center, float radius, sinew_color color, void *context);
+    void (*segment)(sinew_vec2 a, sinew_vec2 b, sinew_color color, void *context);
+    /// A convex polygon, counter-clockwise, rounded by `radius` (0: sharp; 1 vertex: a disc;
+    /// 2: a capsule). Also used for area rings (which may be concave).
+    void (*polygon)(const sinew_vec2 *vertices, int count, float radius, sinew_color color, void *context);
+    void (*point)(sinew_vec2 p, sinew_color color, void *context);
+    uint32_t flags;  ///< sinew_draw_flags
+    void *context;   ///< handed to every callback
+} sinew_debug_draw;
+
+/// Draws the world through `draw`'s callbacks, in a fixed order: colliders, areas, links, angles,
+/// pins, particles, contacts. Allocates nothing; the vertices handed to `polygon` are valid
+/// during the call only. Errors: NULL_ARGUMENT.
+SINEW_API sinew_status sinew_world_draw(const sinew_world *world, const sinew_debug_draw *draw);
+
 /// Constraint error of one kind. Distance: |length - nearest allowed length| in metres.
 /// Pin: distance between the particle and its target in metres. Contact and collider:
 /// penetration depth in metres. Area: |area - target area| in square metres. Angle: radians
