@@ -224,6 +224,20 @@ static void builder_sizes_whose_products_overflow(void **state)
     sinew_softbody_def b = sinew_default_softbody_def();
     b.points = INT_MAX;
     assert_int_equal(sinew_softbody_create(w, &b, NULL), SINEW_ERR_OUT_OF_RANGE);
+    // Ends within the limit but farther apart than it: a tether's rest length would exceed it.
+    const size_t bytes = sinew_world_byte_count(w);
+    r = sinew_default_rope_def();
+    r.start = sinew_vec2_make(-9e14f, 0.0f);
+    r.end = sinew_vec2_make(9e14f, 0.0f);
+    r.pin_start = r.pin_end = r.tethers = true;
+    assert_int_equal(sinew_rope_counts(&r).status, SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_rope_create(w, &r, NULL), SINEW_ERR_OUT_OF_RANGE);
+    c = sinew_default_cloth_def();
+    c.columns = c.rows = 1000;
+    c.spacing = 0.9e15f / 999.0f; // each side within the limit, the diagonal beyond it
+    c.origin = sinew_vec2_make(0.0f, 0.0f);
+    assert_int_equal(sinew_cloth_create(w, &c, NULL), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_world_byte_count(w), bytes); // nothing reserved
     sinew_world_destroy(w);
 }
 

@@ -168,8 +168,9 @@ static const char *rope_problem(const sinew_rope_def *def, sinew_status *status)
     if (def->links < 1 || def->links > SINEW__MAX_ROPE_LINKS || !unit_interval(def->bend_stiffness)) {
         return "rope def: links in 1..2^24, bend_stiffness in [0, 1]";
     }
-    if (!sinew__extent_ok(def->start.x, def->start.y, def->end.x, def->end.y)) {
-        return "rope def: start and end within SINEW_MAX_COORDINATE";
+    if (!sinew__extent_ok(def->start.x, def->start.y, def->end.x, def->end.y) ||
+        !(hypot((double)def->end.x - def->start.x, (double)def->end.y - def->start.y) <= SINEW_MAX_COORDINATE)) {
+        return "rope def: start and end within SINEW_MAX_COORDINATE, and no farther apart than it (a link's rest length)";
     }
     return NULL;
 }
@@ -264,7 +265,7 @@ sinew_status sinew_rope_create(sinew_world *world, const sinew_rope_def *def, si
             if (!(end == 0 ? def->pin_start : def->pin_end) || anchor == k) {
                 continue;
             }
-            tether.rest = link_length * (float)abs(k - anchor);
+            tether.rest = fminf(link_length * (float)abs(k - anchor), SINEW_MAX_COORDINATE); // rounding at the limit
             sinew_distance_id id = sinew__build_link(&b, k, anchor, &tether);
             if (out != NULL && out->tethers != NULL && b.status == SINEW_OK) {
                 out->tethers[made_tethers] = id;
@@ -329,8 +330,9 @@ static const char *cloth_problem(const sinew_cloth_def *def, sinew_status *statu
                "tear_ratio 0 or > 1, known pin";
     }
     if (!sinew__extent_ok(def->origin.x, def->origin.y, def->origin.x + (double)def->spacing * (def->columns - 1),
-                          def->origin.y - (double)def->spacing * (def->rows - 1))) {
-        return "cloth def: every particle within SINEW_MAX_COORDINATE";
+                          def->origin.y - (double)def->spacing * (def->rows - 1)) ||
+        !((double)def->spacing * hypot(def->columns - 1, def->rows - 1) <= SINEW_MAX_COORDINATE)) {
+        return "cloth def: every particle within SINEW_MAX_COORDINATE, and its diagonal (a tether's rest length) no longer";
     }
     return NULL;
 }
@@ -525,7 +527,7 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
             if (anchor < 0 || cloth_pinned(def, r, c)) {
                 continue;
             }
-            tether.rest = def->spacing * sqrtf((float)(r * r + (c - anchor) * (c - anchor)));
+            tether.rest = fminf(def->spacing * sqrtf((float)(r * r + (c - anchor) * (c - anchor))), SINEW_MAX_COORDINATE);
             sinew_distance_id id = sinew__build_link(&b, r * def->columns + c, anchor, &tether);
             if (ctx.links != NULL && b.status == SINEW_OK) {
                 ctx.links[ctx.made] = id;

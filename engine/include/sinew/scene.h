@@ -31,7 +31,7 @@ typedef struct sinew_scene_counts {
 /// Links are created in two passes (even links, then odd links): consecutive constraints share no
 /// particle, which lets Gauss-Seidel overlap their arithmetic; see docs/solver.md.
 typedef struct sinew_rope_def {
-    sinew_vec2 start, end;     ///< metres, within +-SINEW_MAX_COORDINATE; default (0, 0) and (10, 0)
+    sinew_vec2 start, end;     ///< metres, within +-SINEW_MAX_COORDINATE and at most SINEW_MAX_COORDINATE apart; default (0, 0) and (10, 0)
     int links;                 ///< >= 1; default 40
     float weight;              ///< inverse mass of each free particle, 1/kg, > 0; default 1
     float radius;              ///< particle radius in metres, 0..SINEW_MAX_COORDINATE; default 0.05
@@ -77,7 +77,7 @@ typedef enum sinew_cloth_pin {
 /// x = origin.x + spacing c. Structural links join grid neighbours, shear links the diagonals,
 /// bend links particles two apart in a row or column; each family can be switched off. Links
 /// whose two ends are both pinned are left out (they could never act). Every particle must lie
-/// within +-SINEW_MAX_COORDINATE. For 100 x 100 with the top
+/// within +-SINEW_MAX_COORDINATE, and the diagonal be no longer. For 100 x 100 with the top
 /// row pinned and the defaults this is the `cloth` benchmark scene (19,701 links).
 typedef struct sinew_cloth_def {
     sinew_vec2 origin;       ///< position of row 0, column 0, metres; default (0, 0)
