@@ -27,6 +27,7 @@ static const demo_color BACKGROUND = {24, 28, 36, 255};
 typedef struct app {
     // display
     bool headless, show_hud, show_help, autoplay, running;
+    bool overlay; // F2 / --overlay: sinew_world_draw of everything over the scene
     SDL_Window *window;
     SDL_Renderer *renderer;
     SDL_Surface *target; // headless: what the software renderer draws into
@@ -360,6 +361,7 @@ static void draw_help(app *a)
              "[  ]        substeps\n"
              "o  p        Jacobi omega down, up\n"
              "a           autoplay (the scripted input)\n"
+             "F2          debug overlay: contacts, pins, angle limits, areas\n"
              "F12         screenshot: sinew-%s.png\n"
              "F5          save the world: sinew-%s.snw (sinew-tune --world)\n"
              "h           this help\n"
@@ -386,6 +388,9 @@ static bool render_frame(app *a)
     }
     demo_draw_begin(a->draw, a->width, a->height, hud.height, a->scene->view_min, a->scene->view_max);
     a->def->draw(a->scene, a->draw);
+    for (int k = 0; k < a->scene->world_count && a->overlay; ++k) {
+        demo_draw_world(a->draw, a->scene->worlds[k], SINEW_DRAW_ALL & ~(uint32_t)SINEW_DRAW_COLLIDERS, 1.0f);
+    }
     if (a->show_hud) {
         draw_hud(a, &hud);
     }
@@ -489,6 +494,7 @@ static void handle_key(app *a, SDL_Keycode key)
     case SDLK_h: a->show_help = !a->show_help; break;
     case SDLK_a: a->autoplay = !a->autoplay; a->frame = 0; break;
     case SDLK_F12: screenshot_window(a); break;
+    case SDLK_F2: a->overlay = !a->overlay; break;
     case SDLK_F5: {
         char path[256];
         snprintf(path, sizeof path, "sinew-%s.snw", a->def->name);
@@ -644,7 +650,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: sinew-demos [--scene NAME] [--mode gs|jacobi] [--iterations N] [--substeps N] [--omega W]\n"
             "                   [--size WxH] [--balls N] [--autoplay] [--frames N [--screenshot FILE]]\n"
-            "       sinew-demos --headless --scene NAME [--frames N] [--screenshot FILE.png|FILE.bmp] [--no-hud]\n"
+            "       sinew-demos --headless --scene NAME [--frames N] [--screenshot FILE.png|FILE.bmp] [--no-hud] [--overlay]\n"
             "                   [--no-autoplay] [--keys KEYS] (scene keys pressed at the first steps, e.g. m in ik)\n"
             "                   [--save-world FILE] (the scene's world after the frames, for sinew-tune --world)\n"
             "       sinew-demos --list\n"
@@ -683,6 +689,8 @@ int main(int argc, char **argv)
             a.headless = true;
         } else if (strcmp(arg, "--no-hud") == 0) {
             a.show_hud = false;
+        } else if (strcmp(arg, "--overlay") == 0) {
+            a.overlay = true;
         } else if (strcmp(arg, "--autoplay") == 0) {
             a.autoplay = true;
         } else if (strcmp(arg, "--no-autoplay") == 0) {

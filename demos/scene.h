@@ -166,8 +166,9 @@ void demo_drag_update(demo_drag *drag, demo_scene *scene, const demo_input *inpu
 /// Draws the rubber band from the dragged particle to the mouse.
 void demo_drag_draw(const demo_drag *drag, const demo_scene *scene, demo_draw *d);
 
-/// Draws every static collider of a world: solid fill and a darker edge.
-void demo_draw_colliders(demo_draw *d, const sinew_world *world, demo_color fill, demo_color edge);
+/// Draws what `flags` (sinew_draw_flags) names through the engine's sinew_world_draw, in its
+/// colours: polygons filled translucent with a solid edge, segments `line_px` pixels wide.
+void demo_draw_world(demo_draw *d, const sinew_world *world, uint32_t flags, float line_px);
 
 /// Distance constraints a scene keeps for drawing: ids, dense particle indices and rest lengths.
 typedef struct demo_links {
@@ -189,11 +190,6 @@ void demo_links_draw(const demo_links *links, const sinew_world *world, demo_dra
 /// Largest length / rest - 1 over the links (0 when none).
 float demo_links_max_strain(const demo_links *links, const sinew_world *world);
 void demo_links_free(demo_links *links);
-
-/// Draws every particle of a world as a disc of its radius (at least `min_radius_px` pixels):
-/// `color`, or `pinned` for immovable ones (weight 0), which also get a ring.
-void demo_draw_particles(demo_draw *d, const sinew_world *world, float min_radius_px, demo_color color,
-                         demo_color pinned);
 
 /// Position of the particle at dense index i.
 sinew_vec2 demo_particle_at(const sinew_world *world, int i);

@@ -35,23 +35,14 @@ static void segment(sinew_vec2 a, sinew_vec2 b, sinew_color col, void *ctx)
 
 static void polygon(const sinew_vec2 *v, int n, float radius, sinew_color col, void *ctx)
 {
-    if (n < 3) { // a disc or a capsule: its core, stroked as wide as its radius
-        fprintf(ctx, "<polyline points=\"");
-        for (int k = 0; k < n; ++k) {
-            fprintf(ctx, "%.1f,%.1f ", px(v[k].x), py(v[k].y));
-        }
-        fprintf(ctx, "%.1f,%.1f\" fill=\"none\" stroke-linecap=\"round\" stroke-width=\"%.1f\"", px(v[0].x), py(v[0].y),
-                2.0 * SCALE * radius);
-        color(ctx, "stroke", col);
-        fprintf(ctx, "/>\n");
-        return;
+    const int core = n < 3; // a disc or a capsule: its core, stroked as wide as its radius
+    fprintf(ctx, "<%s points=\"", core ? "polyline" : "polygon");
+    for (int k = 0; k < n + core; ++k) {
+        fprintf(ctx, "%.1f,%.1f ", px(v[k % n].x), py(v[k % n].y));
     }
-    fprintf(ctx, "<polygon points=\"");
-    for (int k = 0; k < n; ++k) {
-        fprintf(ctx, "%.1f,%.1f ", px(v[k].x), py(v[k].y));
-    }
-    fprintf(ctx, "\" stroke-linejoin=\"round\" stroke-width=\"%.1f\"", 2.0 * SCALE * radius + 1.0);
-    color(ctx, "fill", (sinew_color){col.r, col.g, col.b, 90});
+    fprintf(ctx, "\" stroke-linecap=\"round\" stroke-linejoin=\"round\" stroke-width=\"%.1f\"",
+            2.0 * SCALE * radius + 1.0 - core);
+    color(ctx, "fill", (sinew_color){col.r, col.g, col.b, core ? 0 : 90});
     color(ctx, "stroke", col);
     fprintf(ctx, "/>\n");
 }
@@ -90,7 +81,9 @@ int main(int argc, char **argv)
     }
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n", WIDTH, HEIGHT);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(24,28,36)\"/>\n");
-    const sinew_debug_draw draw = {circle, segment, polygon, point, SINEW_DRAW_ALL, f};
+    const sinew_debug_draw draw = {circle, segment, polygon, point, SINEW_DRAW_ALL, f,
+                                   sinew_vec2_make((float)(-WIDTH / 2 / SCALE), -1.0f),
+                                   sinew_vec2_make((float)(WIDTH / 2 / SCALE), (float)((HEIGHT - 40) / SCALE))};
     const sinew_status s = sinew_world_draw(w, &draw);
     fprintf(f, "</svg>\n");
     const int closed = fclose(f);

@@ -40,7 +40,8 @@ static tally draw_with(const sinew_world *w, uint32_t flags)
 {
     tally t;
     memset(&t, 0, sizeof t);
-    const sinew_debug_draw d = {on_circle, on_segment, on_polygon, on_point, flags, &t};
+    const sinew_debug_draw d = {.circle = on_circle, .segment = on_segment, .polygon = on_polygon, .point = on_point,
+                                .flags = flags, .context = &t};
     assert_int_equal(sinew_world_draw(w, &d), SINEW_OK);
     return t;
 }
@@ -80,13 +81,13 @@ static void each_flag_draws_what_it_names(void **state)
     assert_int_equal(t.polygons, areas);
     assert_int_equal(t.polygon_vertices, 12);
     t = draw_with(w, SINEW_DRAW_COLLIDERS);
-    assert_int_equal(t.segments, 1); // the half-plane
-    assert_int_equal(t.polygons, 1); // the box
-    assert_int_equal(t.polygon_vertices, 4);
+    assert_int_equal(t.polygons, 2); // the half-plane's quad and the box
+    assert_int_equal(t.polygon_vertices, 8);
+    assert_int_equal(t.segments, 0);
     t = draw_with(w, 0u);
     assert_int_equal(t.circles + t.segments + t.polygons + t.points, 0);
     // NULL callbacks are skipped.
-    const sinew_debug_draw none = {NULL, NULL, NULL, NULL, SINEW_DRAW_ALL, NULL};
+    const sinew_debug_draw none = {.flags = SINEW_DRAW_ALL};
     assert_int_equal(sinew_world_draw(w, &none), SINEW_OK);
     assert_int_equal(sinew_world_draw(w, NULL), SINEW_ERR_NULL_ARGUMENT);
     assert_int_equal(sinew_world_draw(NULL, &none), SINEW_ERR_NULL_ARGUMENT);
@@ -110,11 +111,75 @@ static void a_stretched_link_is_red_and_a_resting_one_green(void **state)
     sinew_world_destroy(w);
 }
 
+typedef struct captured {
+    sinew_vec2 v[8];
+    int n;
+} captured;
+
+static void capture_polygon(const sinew_vec2 *v, int n, float r, sinew_color col, void *ctx)
+{
+    (void)r, (void)col;
+    captured *c = ctx;
+    c->n = n;
+    for (int k = 0; k < n && k < 8; ++k) {
+        c->v[k] = v[k];
+    }
+}
+
+// Inside a convex counter-clockwise polygon (on the left of every edge).
+static bool inside(const captured *c, sinew_vec2 p)
+{
+    for (int k = 0; k < c->n; ++k) {
+        const sinew_vec2 a = c->v[k], b = c->v[(k + 1) % c->n];
+        if (sinew_vec2_cross(sinew_vec2_sub(b, a), sinew_vec2_sub(p, a)) < 0.0f) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void a_half_plane_covers_its_side_of_the_bounds(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    const sinew_vec2 n = sinew_vec2_normalize(sinew_vec2_make(0.3f, 1.0f));
+    const float offset = -2.0f;
+    sinew_collider_def cd = sinew_default_collider_def();
+    assert_int_equal(sinew_plane_collider_create(w, &cd, n, offset, NULL), SINEW_OK);
+    const sinew_vec2 lo = sinew_vec2_make(40.0f, -30.0f), hi = sinew_vec2_make(70.0f, 10.0f);
+    captured c = {0};
+    const sinew_debug_draw d = {NULL, NULL, capture_polygon, NULL, SINEW_DRAW_COLLIDERS, &c, lo, hi};
+    assert_int_equal(sinew_world_draw(w, &d), SINEW_OK);
+    assert_int_equal(c.n, 4);
+    double area = 0.0;
+    for (int k = 0; k < 4; ++k) {
+        area += sinew_vec2_cross(c.v[k], c.v[(k + 1) % 4]);
+    }
+    assert_true(area > 0.0); // counter-clockwise
+    // Every point of the bounds a clear margin inside the solid side is covered, none outside.
+    int solid = 0;
+    for (int i = 0; i <= 30; ++i) {
+        for (int j = 0; j <= 40; ++j) {
+            const sinew_vec2 p = sinew_vec2_make(lo.x + i, lo.y + j);
+            const float side = sinew_vec2_dot(n, p) - offset;
+            if (side < -0.01f) {
+                assert_true(inside(&c, p));
+                ++solid;
+            } else if (side > 0.01f) {
+                assert_false(inside(&c, p));
+            }
+        }
+    }
+    assert_true(solid > 100 && solid < 31 * 41 - 100); // the edge crosses the bounds
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_flag_draws_what_it_names),
         cmocka_unit_test(a_stretched_link_is_red_and_a_resting_one_green),
+        cmocka_unit_test(a_half_plane_covers_its_side_of_the_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

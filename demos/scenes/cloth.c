@@ -95,8 +95,7 @@ static void cloth_draw(demo_scene *scene, demo_draw *d)
 {
     cloth_scene *s = (cloth_scene *)scene;
     sinew_world *w = scene->worlds[0];
-    demo_draw_colliders(d, w, demo_rgba(46, 54, 68, 255), demo_rgba(110, 125, 150, 255));
-    demo_links_draw(&s->links, w, d, 2.0f, demo_rgba(120, 190, 255, 255), TEAR_RATIO - 1.0f);
+    demo_draw_world(d, w, SINEW_DRAW_COLLIDERS | SINEW_DRAW_LINKS, 2.0f); // links green, red as they stretch
     // Only the pinned particles as dots: the links are the cloth.
     sinew_particle_view v = sinew_world_particles(w);
     const float px = demo_draw_pixel(d);

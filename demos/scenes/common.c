@@ -164,53 +164,64 @@ void demo_drag_draw(const demo_drag *drag, const demo_scene *scene, demo_draw *d
 }
 
 // ---------------------------------------------------------------------------------------------
-// Colliders
+// The engine's debug draw, on the SDL batches
 
-static void draw_half_plane(demo_draw *d, sinew_vec2 n, float offset, demo_color fill, demo_color edge)
+typedef struct world_pen {
+    demo_draw *d;
+    float line_px;
+} world_pen;
+
+static demo_color pen_color(sinew_color c) { return demo_rgba(c.r, c.g, c.b, c.a); }
+
+static void pen_circle(sinew_vec2 center, float radius, sinew_color color, void *context)
 {
-    // A quad over the solid side, big enough to cover the visible rectangle.
-    sinew_vec2 lo, hi;
-    demo_draw_visible(d, &lo, &hi);
-    sinew_vec2 mid = sinew_vec2_scale(sinew_vec2_add(lo, hi), 0.5f);
-    float reach = sinew_vec2_distance(lo, hi);
-    // The point of the boundary nearest the view's centre.
-    sinew_vec2 p0 = sinew_vec2_mul_add(mid, offset - sinew_vec2_dot(n, mid), n);
-    sinew_vec2 t = sinew_vec2_scale(sinew_vec2_perp(n), reach);
-    sinew_vec2 deep = sinew_vec2_scale(n, -reach);
-    sinew_vec2 a = sinew_vec2_sub(p0, t), b = sinew_vec2_add(p0, t);
-    sinew_vec2 quad[4] = {a, b, sinew_vec2_add(b, deep), sinew_vec2_add(a, deep)};
-    demo_draw_polygon(d, quad, 4, fill);
-    demo_draw_segment(d, a, b, 2.0f, edge);
+    const world_pen *pen = context;
+    const float least = 1.5f * demo_draw_pixel(pen->d);
+    demo_draw_circle(pen->d, center, radius > least ? radius : least, pen_color(color));
 }
 
-void demo_draw_colliders(demo_draw *d, const sinew_world *world, demo_color fill, demo_color edge)
+static void pen_segment(sinew_vec2 a, sinew_vec2 b, sinew_color color, void *context)
 {
-    const int n = sinew_world_collider_count(world);
-    for (int k = 0; k < n; ++k) {
-        sinew_collider_shape s;
-        if (sinew_collider_get_shape(world, sinew_collider_id_at(world, k), &s) != SINEW_OK) {
-            continue;
+    const world_pen *pen = context;
+    demo_draw_segment(pen->d, a, b, pen->line_px, pen_color(color));
+}
+
+// Filled a third opaque, with a solid edge; rounded shapes as discs and capsules.
+static void pen_polygon(const sinew_vec2 *v, int n, float radius, sinew_color color, void *context)
+{
+    const world_pen *pen = context;
+    const demo_color edge = pen_color(color), fill = demo_rgba(color.r, color.g, color.b, (uint8_t)(color.a / 3));
+    const float px = demo_draw_pixel(pen->d);
+    if (n == 1) {
+        demo_draw_circle(pen->d, v[0], radius, edge);
+        demo_draw_circle(pen->d, v[0], radius - 2.0f * px, demo_rgba(fill.r / 3, fill.g / 3, fill.b / 3, 255));
+    } else if (n == 2 && radius > 0.0f) {
+        demo_draw_capsule(pen->d, v[0], v[1], radius, edge);
+        demo_draw_capsule(pen->d, v[0], v[1], radius - 2.0f * px, demo_rgba(fill.r / 3, fill.g / 3, fill.b / 3, 255));
+    } else if (n == 2) {
+        demo_draw_segment(pen->d, v[0], v[1], 3.0f, edge);
+    } else {
+        for (int i = 0; i < n && radius > 0.0f; ++i) {
+            demo_draw_capsule(pen->d, v[i], v[(i + 1) % n], radius, fill);
         }
-        if (s.type == SINEW_COLLIDER_PLANE) {
-            draw_half_plane(d, s.normal, s.offset, fill, edge);
-        } else if (s.vertex_count == 1) {
-            demo_draw_circle(d, s.vertices[0], s.radius, edge);
-            demo_draw_circle(d, s.vertices[0], s.radius - 2.0f * demo_draw_pixel(d), fill);
-        } else if (s.vertex_count == 2) {
-            if (s.radius > 0.0f) {
-                demo_draw_capsule(d, s.vertices[0], s.vertices[1], s.radius, edge);
-                demo_draw_capsule(d, s.vertices[0], s.vertices[1], s.radius - 2.0f * demo_draw_pixel(d), fill);
-            } else {
-                demo_draw_segment(d, s.vertices[0], s.vertices[1], 3.0f, edge);
-            }
-        } else {
-            for (int i = 0; i < s.vertex_count && s.radius > 0.0f; ++i) {
-                demo_draw_capsule(d, s.vertices[i], s.vertices[(i + 1) % s.vertex_count], s.radius, fill);
-            }
-            demo_draw_polygon(d, s.vertices, s.vertex_count, fill);
-            demo_draw_polyline(d, s.vertices, s.vertex_count, true, 2.0f, edge);
-        }
+        demo_draw_polygon(pen->d, v, n, fill);
+        demo_draw_polyline(pen->d, v, n, true, 2.0f, edge);
     }
+}
+
+static void pen_point(sinew_vec2 p, sinew_color color, void *context)
+{
+    const world_pen *pen = context;
+    demo_draw_circle(pen->d, p, 3.0f * demo_draw_pixel(pen->d), pen_color(color));
+}
+
+void demo_draw_world(demo_draw *d, const sinew_world *world, uint32_t flags, float line_px)
+{
+    world_pen pen = {d, line_px};
+    sinew_debug_draw draw = {pen_circle, pen_segment, pen_polygon, pen_point, flags, &pen,
+                             sinew_vec2_make(0.0f, 0.0f), sinew_vec2_make(0.0f, 0.0f)};
+    demo_draw_visible(d, &draw.bounds_min, &draw.bounds_max);
+    sinew_world_draw(world, &draw);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,21 +385,4 @@ void demo_links_free(demo_links *links)
     free(links->b);
     free(links->rest);
     *links = (demo_links){0};
-}
-
-void demo_draw_particles(demo_draw *d, const sinew_world *world, float min_radius_px, demo_color color,
-                         demo_color pinned)
-{
-    sinew_particle_view v = sinew_world_particles(world);
-    const float px = demo_draw_pixel(d), min_r = min_radius_px * px;
-    for (int i = 0; i < v.count; ++i) {
-        const float r = v.radius[i] > min_r ? v.radius[i] : min_r;
-        const sinew_vec2 p = sinew_vec2_make(v.x[i], v.y[i]);
-        if (v.weight[i] > 0.0f) {
-            demo_draw_circle(d, p, r, color);
-        } else {
-            demo_draw_circle(d, p, r + px, pinned);
-            demo_draw_ring(d, p, r + 4.0f * px, 2.0f, pinned);
-        }
-    }
 }

@@ -30,7 +30,6 @@ typedef struct ik_scene {
     sinew_angle_id limit_ids[BONES];
     sinew_ik_limit limits[BONES];
     sinew_particle_id rope[ROPE_LINKS]; // the last one is the ball
-    demo_links rope_links;
     sinew_ik_method method;
     bool driven; // the arm was last solved by sinew_ik_arm_drive
     sinew_ik_result result;
@@ -49,7 +48,6 @@ static void ik_destroy(demo_scene *scene)
         return;
     }
     sinew_world_destroy(s->base.worlds[0]);
-    demo_links_free(&s->rope_links);
     free(s);
 }
 
@@ -112,11 +110,9 @@ static demo_scene *ik_create(void)
         p.group = 4u;
         p.mask = 2u; // the ball meets the floor (group 2), not the arm (group 1)
         sinew_distance_def link = sinew_default_distance_def();
-        sinew_distance_id id;
         ok = demo_check(sinew_particle_create(w, &p, &s->rope[k]), w, "rope particle") &&
              (link.a = prev, link.b = s->rope[k], link.mode = SINEW_DISTANCE_MAX_ONLY,
-              demo_check(sinew_distance_create(w, &link, &id), w, "rope link")) &&
-             demo_links_add(&s->rope_links, w, &id, 1);
+              demo_check(sinew_distance_create(w, &link, NULL), w, "rope link"));
         prev = s->rope[k];
     }
     if (!ok) {
@@ -202,7 +198,7 @@ static void ik_draw(demo_scene *scene, demo_draw *d)
     }
     sinew_particle_get_position(w, s->arm.anchor, &anchor);
 
-    demo_draw_colliders(d, w, demo_rgba(46, 54, 68, 255), demo_rgba(110, 125, 150, 255));
+    demo_draw_world(d, w, SINEW_DRAW_COLLIDERS, 2.0f);
     demo_draw_capsule(d, sinew_vec2_make(-0.4f, -4.0f), sinew_vec2_make(0.4f, -4.0f), 0.1f, demo_rgba(110, 125, 150, 255));
 
     // Joint limits: the range bone k may take, measured from bone k - 1 (bone 0 from the anchor).
@@ -220,7 +216,7 @@ static void ik_draw(demo_scene *scene, demo_draw *d)
         demo_draw_segment(d, p[k], sinew_vec2_add(p[k], sinew_vec2_make(r * cosf(hi), r * sinf(hi))), 1.5f, edge);
     }
     // Rope and ball.
-    demo_links_draw(&s->rope_links, w, d, 2.0f, demo_rgba(220, 200, 160, 255), 0.0f);
+    demo_draw_world(d, w, SINEW_DRAW_LINKS, 2.0f);
     sinew_vec2 ball;
     sinew_particle_get_position(w, s->rope[ROPE_LINKS - 1], &ball);
     demo_draw_circle(d, ball, 0.3f, demo_rgba(235, 120, 60, 255));

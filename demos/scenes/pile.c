@@ -127,7 +127,7 @@ static void pile_draw(demo_scene *scene, demo_draw *d)
 {
     pile_scene *s = (pile_scene *)scene;
     sinew_world *w = scene->worlds[0];
-    demo_draw_colliders(d, w, demo_rgba(58, 66, 82, 255), demo_rgba(120, 135, 160, 255));
+    demo_draw_world(d, w, SINEW_DRAW_COLLIDERS, 2.0f);
     sinew_particle_view v = sinew_world_particles(w);
     if (v.count > s->color_capacity) {
         demo_color *c = realloc(s->colors, (size_t)v.count * 2 * sizeof *c);

@@ -125,10 +125,7 @@ static void rope_draw(demo_scene *scene, demo_draw *d)
 {
     rope_scene *s = (rope_scene *)scene;
     sinew_world *w = scene->worlds[0];
-    demo_draw_colliders(d, w, demo_rgba(70, 84, 104, 255), demo_rgba(150, 170, 200, 255));
-    demo_links_draw(&s->swing, w, d, 4.0f, demo_rgba(230, 200, 150, 255), 0.05f);
-    demo_links_draw(&s->slack, w, d, 4.0f, demo_rgba(140, 210, 170, 255), 0.05f);
-    demo_draw_particles(d, w, 2.5f, demo_rgba(250, 240, 220, 255), demo_rgba(255, 90, 80, 255));
+    demo_draw_world(d, w, SINEW_DRAW_COLLIDERS | SINEW_DRAW_LINKS | SINEW_DRAW_PARTICLES, 4.0f);
     sinew_vec2 bob;
     if (sinew_particle_get_position(w, s->bob, &bob) == SINEW_OK) {
         demo_draw_circle(d, bob, 0.35f, demo_rgba(235, 120, 60, 255));

@@ -187,7 +187,7 @@ static void softbody_draw(demo_scene *scene, demo_draw *d)
 {
     softbody_scene *s = (softbody_scene *)scene;
     sinew_world *w = scene->worlds[0];
-    demo_draw_colliders(d, w, demo_rgba(50, 58, 74, 255), demo_rgba(115, 130, 155, 255));
+    demo_draw_world(d, w, SINEW_DRAW_COLLIDERS, 2.0f);
     sinew_particle_view v = sinew_world_particles(w);
     for (int k = 0; k < s->body_count; ++k) {
         const body *b = &s->bodies[k];

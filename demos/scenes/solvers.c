@@ -167,8 +167,7 @@ static void solvers_draw(demo_scene *scene, demo_draw *d)
         const sinew_solver_def sd = sinew_world_get_solver(w);
         snprintf(text, sizeof text, "%s, %d x %d", k == 0 ? "Gauss-Seidel" : "Jacobi", sd.substeps, sd.iterations);
         demo_draw_text(d, sinew_vec2_make(ox, 7.8f), text, label);
-        demo_links_draw(&s->halves[k].cloth, w, d, 1.5f, demo_rgba(120, 190, 255, 255), 0.1f);
-        demo_links_draw(&s->halves[k].rope, w, d, 3.0f, demo_rgba(230, 200, 150, 255), 0.1f);
+        demo_draw_world(d, w, SINEW_DRAW_LINKS, 2.0f); // green at rest length, red at 10 % stretch
         sinew_particle_view v = sinew_world_particles(w);
         for (int i = 0; i < v.count; ++i) {
             if (v.weight[i] == 0.0f) {

@@ -3,7 +3,7 @@
 // strain, angle limits, pins, particles, contact points. Reads the world; allocates nothing.
 #include "world_internal.h"
 
-#define HALF_PLANE_LENGTH 1000.0f // metres of a half-plane's edge drawn each side of its nearest point to the origin
+#define DEFAULT_BOUNDS 1000.0f // metres each side of the origin, when the draw gives no bounds
 #define WEDGE_LENGTH 0.3f         // metres of an angle limit's direction
 #define NORMAL_LENGTH 0.2f        // metres of a contact normal
 
@@ -18,20 +18,35 @@ static sinew_color strain_color(float ratio)
     return rgba((uint8_t)(40.0f + 210.0f * up), (uint8_t)(200.0f - 150.0f * off), (uint8_t)(60.0f + 190.0f * down), 255);
 }
 
+// A half-plane: the quad over its solid side of the bounds, from its edge inwards.
+static void draw_half_plane(const sinew__collider *c, const sinew_debug_draw *d, sinew_color color)
+{
+    sinew_vec2 lo = d->bounds_min, hi = d->bounds_max;
+    if (!(lo.x < hi.x && lo.y < hi.y && sinew__finite2(lo) && sinew__finite2(hi))) {
+        lo = sinew_vec2_make(-DEFAULT_BOUNDS, -DEFAULT_BOUNDS);
+        hi = sinew_vec2_make(DEFAULT_BOUNDS, DEFAULT_BOUNDS);
+    }
+    const sinew_vec2 n = sinew_vec2_make(c->nx, c->ny), mid = sinew_vec2_scale(sinew_vec2_add(lo, hi), 0.5f);
+    const float reach = sinew_vec2_distance(lo, hi);
+    const sinew_vec2 on_edge = sinew_vec2_mul_add(mid, c->offset - sinew_vec2_dot(n, mid), n); // nearest the middle
+    const sinew_vec2 along = sinew_vec2_scale(sinew_vec2_make(-c->ny, c->nx), reach), deep = sinew_vec2_scale(n, -reach);
+    const sinew_vec2 a = sinew_vec2_sub(on_edge, along), b = sinew_vec2_add(on_edge, along);
+    const sinew_vec2 quad[4] = {a, b, sinew_vec2_add(b, deep), sinew_vec2_add(a, deep)}; // counter-clockwise
+    d->polygon(quad, 4, 0.0f, color, d->context);
+}
+
 static void draw_colliders(const sinew_world *world, const sinew_debug_draw *d)
 {
+    if (d->polygon == NULL) {
+        return;
+    }
     const sinew__colliders *cs = &world->colliders;
     const sinew_color color = rgba(120, 130, 150, 255);
     for (int k = 0; k < cs->count; ++k) {
         const sinew__collider *c = &cs->c[k];
         if (c->type == SINEW_COLLIDER_PLANE) {
-            if (d->segment != NULL) {
-                const sinew_vec2 n = sinew_vec2_make(c->nx, c->ny), along = sinew_vec2_make(-c->ny, c->nx);
-                const sinew_vec2 base = sinew_vec2_scale(n, c->offset);
-                d->segment(sinew_vec2_mul_add(base, -HALF_PLANE_LENGTH, along), sinew_vec2_mul_add(base, HALF_PLANE_LENGTH, along),
-                           color, d->context);
-            }
-        } else if (d->polygon != NULL) {
+            draw_half_plane(c, d, color);
+        } else {
             d->polygon(c->v, c->vertex_count, c->radius, color, d->context);
         }
     }
