@@ -30,6 +30,16 @@
 //   joint's weight; favours the joints near the end.
 // - SINEW_IK_TWO_BONE: the closed-form answer for exactly two bones, on the side set by `bend`.
 //
+// ## Local minima
+// With limits a chain can settle curled against a limit on the side away from the target, every
+// joint's own best turn blocked. Each iterative method escapes: CCD and the relaxation take one
+// FABRIK iteration when an iteration gains less than 1%; every method restarts from a new pose
+// inside the limits when 16 iterations gain less than 10%. A restart's pose is kept only when it
+// reaches the target, so a target out of reach never makes the chain jump: it gets the best pose
+// of the descent from its start pose. Measured: 4 bones of 1.0/0.8/0.6/0.4 m at +-45 degrees,
+// targets from random poses inside the limits, cold start, 1,000 iterations: every method reaches
+// at least 99.9% (tests/test_ik.c); the relaxation missed 1% and CCD 0.3% before.
+//
 // ## Limits
 // With `def.limits`, every local angle ends inside its [min, max] (min <= max, in [-pi, pi]) for
 // every method: the iterative methods project the joints into their limits inside each
@@ -121,8 +131,9 @@ typedef struct sinew_ik_def {
                                     ///< bone k's local angle. Read during the call only
     int bend;                       ///< -1, 0 or +1; default 0. TWO_BONE: +1 puts the elbow (bone 1's
                                     ///< local angle) >= 0 (counter-clockwise), -1 <= 0, 0 keeps the side
-                                    ///< of the start pose (+1 when straight): it never snaps to the other
-                                    ///< solution. Other methods: +1 / -1 lets joints 1.. bend only that
+                                    ///< of the start pose (+1 when straight) while that side reaches: it
+                                    ///< never snaps to the other solution, unless limits block its own
+                                    ///< side and the other comes closer. Other methods: +1 / -1 lets joints 1.. bend only that
                                     ///< way (a one-sided limit, intersected with `limits`), 0 both ways
     sinew_ik_iteration_fn *on_iteration; ///< NULL (default), or called as documented on the type
     void *user_data;                ///< passed to on_iteration
