@@ -107,6 +107,7 @@ static void defaults_match_the_header(void **state)
     assert_true(a.target_at_hand);
     assert_true(a.target_stiffness == 1.0f);
     assert_true(a.target_compliance == 0.0f);
+    assert_true(a.target_max_force == SINEW_IK_ARM_TARGET_MAX_FORCE);
 }
 
 static void angles_wrap_into_minus_pi_pi(void **state)
@@ -923,6 +924,72 @@ static void free_arm(arm_fixture *f)
 
 static sinew_vec2 hand_of(const arm_fixture *f) { return position_of(f->world, f->ids.particles[f->ids.arm.bone_count]); }
 
+// Drives a default arm (4 bones of 0.5 m, 1 kg particles) with bone 0 limited to +-lim by its hand
+// pin, at the default solver settings: 1 s from the hand to the circle's start, then 3 laps of
+// 4 s. Returns the largest |length / rest - 1| of a bone and sets *over to the largest excess of
+// bone 0's angle over its limit (radians).
+static double drive_around(float max_force, float lim, float cx, float cy, float radius, double *over)
+{
+    sinew_ik_limit limits[4] = {{-lim, lim}, {-3.0f, 3.0f}, {-3.0f, 3.0f}, {-3.0f, 3.0f}};
+    sinew_ik_arm_def d = sinew_default_ik_arm_def();
+    d.limits = limits;
+    d.particle_flags = 0;
+    d.target_max_force = max_force;
+    arm_fixture *f = make_arm(SINEW_SOLVER_GAUSS_SEIDEL, &d);
+    double strain = 0.0;
+    *over = 0.0;
+    for (int frame = 0; frame < 780; ++frame) {
+        const double t = frame < 60 ? 0.0 : (frame - 60) * dt * 2.0 * PI / 4.0;
+        sinew_vec2 target = sinew_vec2_make(cx + radius * (float)cos(t), cy + radius * (float)sin(t));
+        if (frame < 60) {
+            target = sinew_vec2_lerp(sinew_vec2_make(2.0f, 0.0f), target, (float)frame / 60.0f);
+        }
+        assert_int_equal(sinew_pin_set_target(f->world, f->ids.arm.target_pin, target), SINEW_OK);
+        assert_int_equal(sinew_world_step(f->world, dt), SINEW_OK);
+        sinew_vec2 p[5];
+        for (int k = 0; k <= 4; ++k) {
+            p[k] = position_of(f->world, f->ids.particles[k]);
+        }
+        for (int k = 0; k < 4; ++k) {
+            strain = fmax(strain, fabs(sinew_vec2_distance(p[k], p[k + 1]) / 0.5 - 1.0));
+        }
+        const sinew_vec2 u = sinew_vec2_sub(p[0], position_of(f->world, f->ids.arm.anchor)), v = sinew_vec2_sub(p[1], p[0]);
+        const double angle = atan2(sinew_vec2_cross(u, v), sinew_vec2_dot(u, v));
+        *over = fmax(*over, fabs(angle) - lim);
+    }
+    free_arm(f);
+    return strain;
+}
+
+// The new user's case: the arm at the defaults, its target driven around circles within reach
+// that cross where bone 0's limit cannot follow, so that the arm folds against it. With the hand
+// pin unlimited a bone was squashed by 35% and the limit overshot by 0.039 rad; at the defaults
+// (SINEW_IK_ARM_TARGET_MAX_FORCE) bones stay within 2% and the limit within 0.01 rad.
+static void an_arm_driven_against_its_limit_keeps_its_bones_and_limits(void **state)
+{
+    (void)state;
+    const float circles[][3] = {{0.0f, 0.0f, 1.2f}, {0.0f, 1.0f, 0.8f}, {0.0f, 0.0f, 1.9f}, {0.5f, 0.0f, 0.5f}};
+    const float lims[] = {0.3f, 0.5f, 1.0f};
+    double worst_unlimited = 0.0;
+    for (size_t c = 0; c < sizeof circles / sizeof circles[0]; ++c) {
+        for (size_t l = 0; l < sizeof lims / sizeof lims[0]; ++l) {
+            double over, over_unlimited;
+            const double strain = drive_around(SINEW_IK_ARM_TARGET_MAX_FORCE, lims[l], circles[c][0], circles[c][1],
+                                               circles[c][2], &over);
+            const double unlimited = drive_around(INFINITY, lims[l], circles[c][0], circles[c][1], circles[c][2],
+                                                  &over_unlimited);
+            print_message("    circle (%.1f, %.1f) r %.1f, limit %.1f: strain %.2f%%, over %.4f rad "
+                          "(unlimited pin: %.1f%%, %.4f rad)\n",
+                          (double)circles[c][0], (double)circles[c][1], (double)circles[c][2], (double)lims[l],
+                          100.0 * strain, over, 100.0 * unlimited, over_unlimited);
+            assert_true(strain < 0.02);
+            assert_true(over < 0.01);
+            worst_unlimited = fmax(worst_unlimited, unlimited);
+        }
+    }
+    assert_true(worst_unlimited > 0.1); // the drive is a real test: an unlimited pin squashes bones
+}
+
 static void arm_counts_match_what_gets_created(void **state)
 {
     (void)state;
@@ -1250,6 +1317,7 @@ int main(void)
         cmocka_unit_test(arm_counts_match_what_gets_created),
         cmocka_unit_test(bad_arm_defs_are_refused_and_leave_the_world_as_it_was),
         cmocka_unit_test(the_world_solver_reaches_a_target_and_the_root_stays_pinned),
+        cmocka_unit_test(an_arm_driven_against_its_limit_keeps_its_bones_and_limits),
         cmocka_unit_test(driving_the_arm_with_fabrik_and_ccd_reaches_and_hands_it_back),
         cmocka_unit_test(two_bone_drive_and_no_limits),
         cmocka_unit_test(a_ball_on_a_rope_from_the_hand_swings),

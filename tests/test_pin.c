@@ -42,6 +42,43 @@ static void default_pin_def_matches_the_header(void **state)
     assert_true(d.target.x == 0.0f && d.target.y == 0.0f);
     assert_true(d.stiffness == 1.0f);
     assert_true(d.compliance == 0.0f);
+    assert_true(isinf(d.max_force) && d.max_force > 0.0f);
+}
+
+// The force a rigid pin reads is what holds the particle up: m g, in both modes.
+static void a_pin_reads_the_weight_it_holds_and_max_force_caps_it(void **state)
+{
+    (void)state;
+    for (int m = 0; m < 2; ++m) {
+        sinew_world *w = make_world(modes[m]);
+        const sinew_vec2 target = sinew_vec2_make(1.5f, 2.0f);
+        const sinew_particle_id p = make_particle(w, target.x, target.y, 0.5f); // 2 kg
+        const sinew_pin_id pin = make_pin(w, p, target, 1.0f, 0.0f);
+        sinew_vec2 f;
+        assert_int_equal(sinew_pin_get_force(w, pin, &f), SINEW_OK);
+        assert_true(f.x == 0.0f && f.y == 0.0f); // before the first step
+        for (int s = 0; s < 30; ++s) {
+            assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        }
+        assert_int_equal(sinew_pin_get_force(w, pin, &f), SINEW_OK);
+        assert_near(f.x, 0.0f, 1e-3f);
+        assert_near(f.y, 2.0f * 10.0f, 0.01f * 20.0f);
+        // Held to 15 N, less than its 20 N weight, the pin lets the particle fall behind, pulling
+        // with 15 N (and gravity wins by 5 N: about 2.5 m/s^2 down).
+        assert_int_equal(sinew_pin_set_max_force(w, pin, 15.0f), SINEW_OK);
+        for (int s = 0; s < 30; ++s) {
+            assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+            assert_int_equal(sinew_pin_get_force(w, pin, &f), SINEW_OK);
+            assert_true(sinew_vec2_length(f) <= 15.0f * 1.0001f);
+        }
+        assert_near(sinew_vec2_length(f), 15.0f, 0.01f);
+        const float fell = target.y - position_of(w, p).y; // 0.5 a t^2 = 0.31 m after 0.5 s
+        assert_true(fell > 0.25f && fell < 0.4f);
+        sinew_pin_def got;
+        assert_int_equal(sinew_pin_get(w, pin, &got), SINEW_OK);
+        assert_true(got.max_force == 15.0f);
+        sinew_world_destroy(w);
+    }
 }
 
 static void a_stiff_pin_holds_a_weighted_particle_under_gravity(void **state)
@@ -262,6 +299,24 @@ static void bad_values_are_refused_and_change_nothing(void **state)
         assert_int_equal(sinew_pin_create(w, &d, &out), expected[k]);
         assert_true(out.index1 == 0xdeadu && out.generation == 0xbeefu);
     }
+    // max_force: NaN, 0 and below refused, at the call and at creation.
+    const float bad_force[] = {NAN, 0.0f, -1.0f, -INFINITY};
+    for (size_t k = 0; k < sizeof bad_force / sizeof bad_force[0]; ++k) {
+        const sinew_status e = isnan(bad_force[k]) ? SINEW_ERR_NOT_FINITE : SINEW_ERR_OUT_OF_RANGE;
+        assert_int_equal(sinew_pin_set_max_force(w, pin, bad_force[k]), e);
+        sinew_pin_def got;
+        assert_int_equal(sinew_pin_get(w, pin, &got), SINEW_OK);
+        assert_true(isinf(got.max_force));
+        sinew_pin_def d = sinew_default_pin_def();
+        d.particle = p;
+        d.max_force = bad_force[k];
+        assert_int_equal(sinew_pin_create(w, &d, NULL), e);
+    }
+    assert_int_equal(sinew_pin_set_max_force(NULL, pin, 1.0f), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_pin_set_max_force(w, (sinew_pin_id)SINEW_NULL_ID, 1.0f), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_pin_get_force(w, pin, NULL), SINEW_ERR_NULL_ARGUMENT);
+    sinew_vec2 force;
+    assert_int_equal(sinew_pin_get_force(w, (sinew_pin_id)SINEW_NULL_ID, &force), SINEW_ERR_INVALID_ID);
     // The edges of the ranges are fine.
     assert_int_equal(sinew_pin_set_stiffness(w, pin, 0.0f, 0.0f), SINEW_OK);
     assert_int_equal(sinew_pin_set_stiffness(w, pin, 0.75f, 0.5f), SINEW_OK);
@@ -355,6 +410,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(default_pin_def_matches_the_header),
+        cmocka_unit_test(a_pin_reads_the_weight_it_holds_and_max_force_caps_it),
         cmocka_unit_test(a_stiff_pin_holds_a_weighted_particle_under_gravity),
         cmocka_unit_test(moving_the_target_drags_the_particle),
         cmocka_unit_test(a_pin_on_a_weight_zero_particle_is_kinematic),

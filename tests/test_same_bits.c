@@ -79,6 +79,7 @@ static uint64_t arm_and_soft_bodies(sinew_solver_mode mode, bool simd)
         lim[k].max = 1.0f;
     }
     sinew_ik_arm_def d = sinew_default_ik_arm_def();
+    d.target_max_force = INFINITY; // the default before SINEW_IK_ARM_TARGET_MAX_FORCE, as hashed
     d.bones = 6;
     d.limits = lim;
     arm_ids ids;

@@ -14,6 +14,7 @@ sinew_ik_arm_def sinew_default_ik_arm_def(void)
     def.particle_flags = SINEW_PARTICLE_COLLIDES;
     def.target_at_hand = true;
     def.target_stiffness = 1.0f;
+    def.target_max_force = SINEW_IK_ARM_TARGET_MAX_FORCE;
     return def;
 }
 
@@ -24,7 +25,7 @@ static const char *arm_problem(const sinew_ik_arm_def *def, sinew_status *status
 {
     *status = SINEW_ERR_OUT_OF_RANGE;
     if (def->bones < 1 || def->bones > SINEW_IK_MAX_BONES) {
-        return "ik arm def: bones in 1..SINEW_SINEW_IK_MAX_BONES_BONES";
+        return "ik arm def: bones in 1..SINEW_IK_MAX_BONES";
     }
     bool finite = sinew_vec2_is_finite(def->base) && sinew__finite(def->base_angle) && sinew__finite(def->limit_stiffness) &&
                   (def->target_at_hand || sinew_vec2_is_finite(def->target));
@@ -41,6 +42,9 @@ static const char *arm_problem(const sinew_ik_arm_def *def, sinew_status *status
         return problem;
     }
     *status = SINEW_ERR_OUT_OF_RANGE;
+    if (!(def->target_max_force > 0.0f)) { // NaN too
+        return "ik arm def: target_max_force > 0 (INFINITY: no limit)";
+    }
     if (!(def->limit_stiffness >= 0.0f && def->limit_stiffness <= 1.0f)) {
         return "ik arm def: limit_stiffness in [0, 1]";
     }
@@ -151,6 +155,7 @@ sinew_status sinew_ik_arm_create(sinew_world *world, const sinew_ik_arm_def *def
         pd.target = def->target_at_hand ? hand : def->target;
         pd.stiffness = def->target_stiffness;
         pd.compliance = def->target_compliance;
+        pd.max_force = def->target_max_force;
         b.status = sinew_pin_create(world, &pd, &target_pin);
     }
     if (b.status == SINEW_OK && out != NULL) {

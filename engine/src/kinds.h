@@ -68,14 +68,14 @@ typedef struct sinew__pin {
     int32_t i;
     float tx, ty;
     float stiffness, compliance;
+    float max_force; // newtons; INFINITY: no limit
 } sinew__pin;
 
 typedef struct sinew__pins {
     sinew__store store;
     int count;
-    int compliant;
     sinew__pin *c;
-    float *lambda;          // 2 per pin
+    float *lambda;          // 2 per pin: what the pin applied this sub-step, kg m (force h^2)
     float *from;            // 2 per pin: kinematic start of the current step
     uint32_t *perm;
     void **user_data;       // returned by sinew_pin_user_data (cold)

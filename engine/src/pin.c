@@ -2,7 +2,9 @@
 // such a particle, so the pin carries it along the straight path from its position at the start
 // of the step to the target, a fraction per sub-step. On a particle with weight w > 0 it is a
 // constraint C = x - target (per axis) with the same PBD/XPBD form as distances:
-// x += k w (target - x - a lambda) / (w + a), a = compliance / h^2.
+// x += k w (target - x - a lambda) / (w + a), a = compliance / h^2. lambda, reset every sub-step,
+// sums what the pin applied (kg m); lambda / h^2 is its force, held to max_force.
+#include <math.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -11,6 +13,7 @@ sinew_pin_def sinew_default_pin_def(void)
 {
     sinew_pin_def def = {0};
     def.stiffness = 1.0f;
+    def.max_force = INFINITY;
     return def;
 }
 
@@ -35,6 +38,17 @@ static void pins_free(sinew_world *world)
 {
     sinew__store_free(world, &world->pins.store);
     memset(&world->pins, 0, sizeof world->pins);
+}
+
+static sinew_status check_max_force(const sinew_world *world, float max_force)
+{
+    if (isnan(max_force)) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "pin: max_force must not be NaN");
+    }
+    if (!(max_force > 0.0f)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "pin: max_force must be > 0 (INFINITY: no limit)");
+    }
+    return SINEW_OK;
 }
 
 static sinew_status check_stiffness(const sinew_world *world, float stiffness, float compliance)
@@ -67,6 +81,9 @@ sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sine
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "pin def: |target| > SINEW_MAX_COORDINATE");
     }
     sinew_status s = check_stiffness(world, def->stiffness, def->compliance);
+    if (s == SINEW_OK) {
+        s = check_max_force(world, def->max_force);
+    }
     if (s != SINEW_OK) {
         return s;
     }
@@ -85,17 +102,15 @@ sinew_status sinew_pin_create(sinew_world *world, const sinew_pin_def *def, sine
         *out = id;
     }
     p->user_data[k] = def->user_data;
-    p->c[k] = (sinew__pin){i, def->target.x, def->target.y, def->stiffness, def->compliance};
+    p->c[k] = (sinew__pin){i, def->target.x, def->target.y, def->stiffness, def->compliance, def->max_force};
     p->lambda[2 * k] = p->lambda[2 * k + 1] = 0.0f;
     p->from[2 * k] = world->particles.x[i];
     p->from[2 * k + 1] = world->particles.y[i];
-    p->compliant += def->compliance > 0.0f;
     return SINEW_OK;
 }
 
 static void remove_at(sinew__pins *p, int k)
 {
-    p->compliant -= p->c[k].compliance > 0.0f;
     sinew__store_remove(&p->store, p, pin_fields, &p->count, k);
 }
 
@@ -153,7 +168,39 @@ sinew_status sinew_pin_get(const sinew_world *world, sinew_pin_id id, sinew_pin_
     out->target = sinew_vec2_make(c->tx, c->ty);
     out->stiffness = c->stiffness;
     out->compliance = c->compliance;
+    out->max_force = c->max_force;
     out->user_data = world->pins.user_data[k];
+    return SINEW_OK;
+}
+
+sinew_status sinew_pin_set_max_force(sinew_world *world, sinew_pin_id id, float max_force)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_pin_set_max_force: stale or null id");
+    }
+    sinew_status s = check_max_force(world, max_force);
+    if (s == SINEW_OK) {
+        world->pins.c[k].max_force = max_force;
+    }
+    return s;
+}
+
+sinew_status sinew_pin_get_force(const sinew_world *world, sinew_pin_id id, sinew_vec2 *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_pin_get_force: world and out are required");
+    }
+    int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_pin_get_force: stale or null id");
+    }
+    const float h = world->h_prev, moves = world->particles.w[world->pins.c[k].i] > 0.0f ? 1.0f : 0.0f;
+    const float scale = h > 0.0f ? moves / (h * h) : 0.0f;
+    *out = sinew_vec2_make(world->pins.lambda[2 * k] * scale, world->pins.lambda[2 * k + 1] * scale);
     return SINEW_OK;
 }
 
@@ -171,7 +218,6 @@ sinew_status sinew_pin_set_stiffness(sinew_world *world, sinew_pin_id id, float 
         return s;
     }
     sinew__pins *p = &world->pins;
-    p->compliant += (compliance > 0.0f) - (p->c[k].compliance > 0.0f);
     p->c[k].stiffness = stiffness;
     p->c[k].compliance = compliance;
     return SINEW_OK;
@@ -217,7 +263,7 @@ void sinew__pins_move_kinematic(sinew_world *world, float fraction)
 
 static void pins_begin_substep(sinew_world *world)
 {
-    if (world->pins.compliant > 0) {
+    if (world->pins.count > 0) {
         memset(world->pins.lambda, 0, 2 * sizeof(float) * (size_t)world->pins.count);
     }
 }
@@ -231,6 +277,15 @@ static inline void pin_correction(const sinew__pin *c, float *lambda, float xi, 
     float s = denom > 0.0f ? c->stiffness / denom : 0.0f;
     float dlx = s * ((c->tx - xi) - a * lambda[0]);
     float dly = s * ((c->ty - yi) - a * lambda[1]);
+    if (c->max_force < INFINITY) { // the sub-step's sum held to max_force h^2
+        const float lx = lambda[0] + dlx, ly = lambda[1] + dly, most = c->max_force / inv_h2;
+        const float len = sqrtf(lx * lx + ly * ly);
+        if (len > most) {
+            const float f = most / len;
+            dlx = f * lx - lambda[0];
+            dly = f * ly - lambda[1];
+        }
+    }
     lambda[0] += dlx;
     lambda[1] += dly;
     *cx = w * dlx;
@@ -356,11 +411,10 @@ static bool pins_load(sinew_world *world, sinew__reader *r)
         const sinew__pin *c = &p->c[k];
         const bool ok = c->i >= 0 && c->i < world->particles.count && sinew__coordinate_ok(c->tx) &&
                         sinew__coordinate_ok(c->ty) && c->stiffness >= 0.0f && c->stiffness <= 1.0f &&
-                        c->compliance >= 0.0f && sinew__finite(c->compliance);
+                        c->compliance >= 0.0f && sinew__finite(c->compliance) && c->max_force > 0.0f;
         if (!sinew__expect(r, ok, "snapshot: a pin is out of range")) {
             return false;
         }
-        p->compliant += c->compliance > 0.0f;
     }
     return true;
 }

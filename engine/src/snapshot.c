@@ -14,7 +14,7 @@
 
 #include "world_internal.h"
 
-#define SINEW__SNAPSHOT_VERSION 1u
+#define SINEW__SNAPSHOT_VERSION 2u // 2: pins hold max_force
 #define SINEW__ENDIAN_MARK 0x01020304u
 #define SINEW__HEADER_BYTES 40u
 

@@ -86,6 +86,8 @@ typedef struct sinew_pin_def {
     sinew_vec2 target;          ///< world point in metres, within +-SINEW_MAX_COORDINATE
     float stiffness;            ///< [0, 1]; default 1
     float compliance;           ///< XPBD compliance in m/N, >= 0; default 0
+    float max_force;            ///< newtons > 0: the most the pin pulls with (beyond it the particle
+                                ///< trails the target); default INFINITY, no limit
     void *user_data;          ///< returned by sinew_pin_user_data; default NULL
 } sinew_pin_def;
 
@@ -117,6 +119,16 @@ SINEW_API sinew_status sinew_pin_get(const sinew_world *world, sinew_pin_id id, 
 /// Changes stiffness ([0, 1]) and compliance (m/N, >= 0).
 /// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE.
 SINEW_API sinew_status sinew_pin_set_stiffness(sinew_world *world, sinew_pin_id id, float stiffness, float compliance);
+
+/// Changes the most force the pin applies, newtons > 0 (INFINITY: no limit).
+/// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE (NaN), OUT_OF_RANGE (<= 0).
+SINEW_API sinew_status sinew_pin_set_max_force(sinew_world *world, sinew_pin_id id, float max_force);
+
+/// The force in newtons the pin applied to its particle over the last sub-step of the last step
+/// (what it applied in total, divided by the sub-step's length squared; toward the target). Zero
+/// before the first step and on an immovable particle (a kinematic pin). Errors: NULL_ARGUMENT,
+/// INVALID_ID.
+SINEW_API sinew_status sinew_pin_get_force(const sinew_world *world, sinew_pin_id id, sinew_vec2 *out);
 
 /// A torn distance constraint: its id (no longer valid) and the particles it joined.
 typedef struct sinew_tear {
