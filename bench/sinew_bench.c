@@ -2,7 +2,7 @@
 //
 //   sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]
 //               [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]
-//               [--steps N] [--repeat R] [--tethers]
+//               [--steps N] [--repeat R] [--tethers] [--link-forces]
 //
 //   sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm
 //               [--cap K] [--steps SOLVES] [--repeat R]
@@ -25,7 +25,7 @@
 
 typedef struct options {
     const char *scene;
-    int n, width, height, rings, tethers;
+    int n, width, height, rings, tethers, link_forces;
     const char *mode;
     int iterations, substeps, steps, repeat;
     float omega;
@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--save-world FILE]\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n");
 }
@@ -184,6 +184,7 @@ static int run(const options *o, int iteration)
     wd.solver.substeps = o->substeps;
     wd.solver.jacobi_omega = o->omega;
     set_mode(o->mode, &wd.solver);
+    wd.solver.link_forces = o->link_forces != 0;
     sinew_world *world;
     if (sinew_world_create(&wd, &world) != SINEW_OK) {
         fprintf(stderr, "sinew-bench: world creation failed\n");
@@ -322,6 +323,7 @@ static int run(const options *o, int iteration)
     } else {
         printf("\"width\":%d,\"height\":%d,", o->width, o->height);
     }
+    printf("\"link_forces\":%s,", o->link_forces ? "true" : "false");
     printf("\"mode\":\"%s\",\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":1,"
            "\"ms_per_step\":%.4f,\"ns_per_projection\":%.3f,\"ns_per_particle_step\":%.2f,",
            o->mode, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, 1e3 * elapsed / steps,
@@ -500,7 +502,7 @@ static int run_ik(const options *o, int iteration, int n_given, int steps_given)
 int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
-    options o = {"rope", 1000, 100, 100, 100, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
+    options o = {"rope", 1000, 100, 100, 100, 0, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
                  "fabrik", "cold", 1000, NULL};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
@@ -512,6 +514,8 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--tethers") == 0) {
             o.tethers = 1;
+        } else if (strcmp(a, "--link-forces") == 0) {
+            o.link_forces = 1;
             continue;
         } else if (v == NULL) {
             ok = 0;

@@ -492,6 +492,59 @@ static void jacobi_avx2_and_portable_kernels_agree(void **state)
     }
 }
 
+// A chain of three 2 kg particles hanging from a fixed one: the links carry 3, 2 and 1 times
+// m g from the top down, in both modes; without link_forces (and no soft link) there is no
+// reading; keeping the forces changes no position, to the bit.
+static void link_forces_read_the_tension_and_change_nothing(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        sinew_world *w[2];
+        sinew_distance_id links[2][3];
+        for (int keep = 0; keep < 2; ++keep) {
+            sinew_world_def def = sinew_default_world_def();
+            def.solver.mode = (sinew_solver_mode)mode;
+            def.solver.iterations = mode == SINEW_SOLVER_JACOBI ? 64 : 16;
+            def.solver.link_forces = keep == 1;
+            assert_int_equal(sinew_world_create(&def, &w[keep]), SINEW_OK);
+            sinew_particle_id prev = make_particle(w[keep], 0.0f, 0.0f, 0.0f);
+            for (int k = 0; k < 3; ++k) {
+                const sinew_particle_id p = make_particle(w[keep], 0.0f, -0.5f * (float)(k + 1), 0.5f);
+                links[keep][k] = make_link(w[keep], prev, p);
+                prev = p;
+            }
+        }
+        float t;
+        assert_int_equal(sinew_distance_get_force(w[1], links[1][0], &t), SINEW_ERR_NOT_MEASURED); // no step yet
+        for (int s = 0; s < 120; ++s) {
+            assert_int_equal(sinew_world_step(w[0], 1.0f / 60.0f), SINEW_OK);
+            assert_int_equal(sinew_world_step(w[1], 1.0f / 60.0f), SINEW_OK);
+        }
+        assert_true(hash_positions(w[0]) == hash_positions(w[1]));
+        assert_int_equal(sinew_distance_get_force(w[0], links[0][0], &t), SINEW_ERR_NOT_MEASURED);
+        for (int k = 0; k < 3; ++k) {
+            assert_int_equal(sinew_distance_get_force(w[1], links[1][k], &t), SINEW_OK);
+            const float expected = 2.0f * 10.0f * (float)(3 - k);
+            print_message("    %s link %d: %.3f N (m g times %d: %.0f N)\n", mode ? "jacobi" : "gauss-seidel", k,
+                          (double)t, 3 - k, (double)expected);
+            assert_near(t, expected, 0.02f * expected);
+        }
+        // A link holding a particle up from below pushes: it reads -m g.
+        const sinew_particle_id base = make_particle(w[1], 5.0f, 0.0f, 0.0f), top = make_particle(w[1], 5.0f, 0.5f, 0.5f);
+        const sinew_distance_id strut = make_link(w[1], base, top);
+        for (int s = 0; s < 30; ++s) {
+            assert_int_equal(sinew_world_step(w[1], 1.0f / 60.0f), SINEW_OK);
+        }
+        assert_int_equal(sinew_distance_get_force(w[1], strut, &t), SINEW_OK);
+        assert_near(t, -20.0f, 0.4f);
+        assert_int_equal(sinew_distance_get_force(NULL, links[1][0], &t), SINEW_ERR_NULL_ARGUMENT);
+        assert_int_equal(sinew_distance_get_force(w[1], links[1][0], NULL), SINEW_ERR_NULL_ARGUMENT);
+        assert_int_equal(sinew_distance_get_force(w[1], (sinew_distance_id)SINEW_NULL_ID, &t), SINEW_ERR_INVALID_ID);
+        sinew_world_destroy(w[0]);
+        sinew_world_destroy(w[1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -506,6 +559,7 @@ int main(void)
         cmocka_unit_test(blocked_sweeps_equal_sequential_sweeps),
         cmocka_unit_test(jacobi_layout_is_runs_of_consecutive_particles),
         cmocka_unit_test(jacobi_avx2_and_portable_kernels_agree),
+        cmocka_unit_test(link_forces_read_the_tension_and_change_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,25 @@ sinew_status sinew_distance_get_length(const sinew_world *world, sinew_distance_
     return SINEW_OK;
 }
 
+sinew_status sinew_distance_get_force(const sinew_world *world, sinew_distance_id id, float *out)
+{
+    if (world == NULL || out == NULL) {
+        return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_distance_get_force: world and out are required");
+    }
+    const int k = lookup(world, id);
+    if (k < 0) {
+        return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_get_force: stale or null id");
+    }
+    const sinew__distances *d = &world->distances;
+    if (!d->forces_kept) {
+        return sinew__fail(world, SINEW_ERR_NOT_MEASURED,
+                           "sinew_distance_get_force: the last step kept no link forces (set solver.link_forces)");
+    }
+    const float h = world->h_prev;
+    *out = h > 0.0f ? -d->l.lambda[k] / (h * h) : 0.0f;
+    return SINEW_OK;
+}
+
 sinew_status sinew_distance_get_error(const sinew_world *world, sinew_distance_id id, float *out)
 {
     if (world == NULL || out == NULL) {
@@ -442,7 +461,13 @@ static void distances_truncate(sinew_world *world, int count)
 
 static int distances_count(const sinew_world *world) { return world->distances.l.count; }
 
-static void distances_begin_substep(sinew_world *world) { sinew__links_begin_substep(&world->distances.l); }
+static void distances_begin_substep(sinew_world *world)
+{
+    sinew__distances *d = &world->distances;
+    d->l.keep_lambda = world->solver.link_forces;
+    d->forces_kept = sinew__links_soft(&d->l);
+    sinew__links_begin_substep(&d->l);
+}
 
 static void distances_project(sinew_world *world, float inv_h2, bool backward, bool shuffled)
 {

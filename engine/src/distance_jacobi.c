@@ -208,7 +208,7 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scatter
 
 SINEW_FORCE_INLINE void prepare_kernel(sinew_world *world, float inv_h2)
 {
-    if (world->distances.l.soft_count > 0) {
+    if (sinew__links_soft(&world->distances.l)) {
         prepare_all(world, inv_h2, true);
     } else {
         prepare_all(world, inv_h2, false);
@@ -217,7 +217,7 @@ SINEW_FORCE_INLINE void prepare_kernel(sinew_world *world, float inv_h2)
 
 SINEW_FORCE_INLINE void gather_kernel(sinew_world *world, float omega, bool scattered)
 {
-    if (world->distances.l.soft_count > 0) {
+    if (sinew__links_soft(&world->distances.l)) {
         gather_all(world, omega, scattered, true);
     } else if (scattered) {
         gather_all(world, omega, true, false);

@@ -26,6 +26,7 @@ typedef struct sinew__distances {
     bool adj_dirty;         // adj must be rebuilt before the next contact search
     bool order_dirty;       // links changed since Jacobi's layout was built
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
+    bool forces_kept;       // the last sub-step ran the soft kernels: lambda holds the forces
     void **user_data;       // returned by sinew_distance_user_data (cold)
 } sinew__distances;
 

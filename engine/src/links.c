@@ -49,7 +49,7 @@ void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *d)
 
 void sinew__links_begin_substep(sinew__links *l)
 {
-    if (l->soft_count > 0) {
+    if (sinew__links_soft(l)) {
         memset(l->lambda, 0, sizeof(float) * (size_t)l->count);
     }
 }
@@ -225,7 +225,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
 
 void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled)
 {
-    if (l->soft_count > 0) {
+    if (sinew__links_soft(l)) {
         project_sweep(world, l, inv_h2, backward, shuffled, true);
     } else {
         project_sweep(world, l, inv_h2, backward, shuffled, false);
@@ -293,7 +293,7 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
 
 void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega)
 {
-    if (l->soft_count > 0) {
+    if (sinew__links_soft(l)) {
         accumulate_all(world, l, inv_h2, omega, true);
     } else {
         accumulate_all(world, l, inv_h2, omega, false);

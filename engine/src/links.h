@@ -22,6 +22,7 @@ typedef struct sinew__softness {
 typedef struct sinew__links {
     int count;
     int soft_count;         // how many are not rigid (selects the soft kernel)
+    bool keep_lambda;       // run the soft kernel anyway, for the links' forces (distances only)
     sinew__distance *c;
     sinew__softness *soft;
     float *lambda;
@@ -46,6 +47,8 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
 void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);
+// Whether the soft kernels run: some link is soft, or lambda is kept for the forces.
+static inline bool sinew__links_soft(const sinew__links *l) { return l->soft_count > 0 || l->keep_lambda; }
 // Recomputes the block flag of the block holding link k; or of every block.
 void sinew__links_refresh_block(const sinew_world *world, sinew__links *l, int k);
 void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *l);

@@ -14,7 +14,7 @@
 
 #include "world_internal.h"
 
-#define SINEW__SNAPSHOT_VERSION 2u // 2: pins hold max_force
+#define SINEW__SNAPSHOT_VERSION 2u // 2: pins hold max_force, the solver link_forces
 #define SINEW__ENDIAN_MARK 0x01020304u
 #define SINEW__HEADER_BYTES 40u
 
@@ -308,6 +308,7 @@ static void save_world(const sinew_world *world, sinew__writer *w)
     sinew__put_f32(w, world->solver.jacobi_omega);
     sinew__put_u32(w, (uint32_t)world->solver.order);
     sinew__put_u64(w, world->solver.shuffle_seed);
+    sinew__put_u32(w, world->solver.link_forces ? 1u : 0u);
     sinew__put_u32(w, (uint32_t)world->max_particles);
     sinew__put_u32(w, (uint32_t)world->max_constraints);
     sinew__put_f32(w, world->h_prev);
@@ -332,6 +333,7 @@ static sinew_world *load_world(sinew__reader *r, const sinew_world_def *def_in)
     def.solver.jacobi_omega = sinew__get_f32(r);
     def.solver.order = (sinew_gs_order)sinew__get_u32(r);
     def.solver.shuffle_seed = sinew__get_u64(r);
+    def.solver.link_forces = sinew__get_u32(r) != 0u;
     def.max_particles = (int)sinew__get_u32(r);
     def.max_constraints = (int)sinew__get_u32(r);
     const float h_prev = sinew__get_f32(r);

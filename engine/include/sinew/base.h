@@ -43,7 +43,8 @@ extern "C" {
     X(SINEW_ERR_SNAPSHOT_CORRUPT, "the snapshot's bytes changed (checksum or header mismatch)") \
     X(SINEW_ERR_SNAPSHOT_FOREIGN, "not a sinew snapshot, or saved with another byte order")    \
     X(SINEW_ERR_SNAPSHOT_VERSION, "the snapshot was saved by a newer sinew")                   \
-    X(SINEW_ERR_SNAPSHOT_INVALID, "the snapshot holds values no world can hold")
+    X(SINEW_ERR_SNAPSHOT_INVALID, "the snapshot holds values no world can hold")               \
+    X(SINEW_ERR_NOT_MEASURED, "the last step did not measure what is asked (enable it first)")
 
 /// Result of every call that can fail.
 typedef enum sinew_status {

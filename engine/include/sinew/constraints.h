@@ -73,6 +73,13 @@ SINEW_API sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id 
 /// INVALID_ID.
 SINEW_API sinew_status sinew_distance_get_length(const sinew_world *world, sinew_distance_id id, float *out);
 
+/// The constraint's tension in newtons over the last sub-step of the last step: what it applied
+/// to its particles in total, divided by the sub-step's length squared; positive when it pulled
+/// them together (stretched), negative when it pushed them apart. Needs a step run with
+/// `solver.link_forces` (or any soft distance constraint in the world); a constraint made since
+/// reads 0. Errors: NULL_ARGUMENT, INVALID_ID, NOT_MEASURED (no such step yet).
+SINEW_API sinew_status sinew_distance_get_force(const sinew_world *world, sinew_distance_id id, float *out);
+
 /// Current length minus the nearest allowed length, in metres (positive = stretched).
 /// Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_distance_get_error(const sinew_world *world, sinew_distance_id id, float *out);

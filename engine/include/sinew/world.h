@@ -62,6 +62,10 @@ typedef struct sinew_solver_def {
     float jacobi_omega;     ///< Jacobi over-relaxation, in (0, 2); default 1 (above 4/3 diverges at 1 iteration)
     sinew_gs_order order;   ///< Gauss-Seidel order; default SINEW_GS_ORDER_CREATED
     uint64_t shuffle_seed;  ///< seed for SINEW_GS_ORDER_SHUFFLE; default 1
+    /// Keep every distance constraint's force for sinew_distance_get_force: the distances run the
+    /// kernels of soft links, which sum what each link applies (same positions, to the bit;
+    /// docs/constraints.md gives the cost). Default false (a world with a soft link keeps them anyway).
+    bool link_forces;
 } sinew_solver_def;
 
 /// Everything needed to create a world. Get one from sinew_default_world_def().
