@@ -279,8 +279,11 @@ sinew_status sinew_distance_get_force(const sinew_world *world, sinew_distance_i
         return sinew__fail(world, SINEW_ERR_NOT_MEASURED,
                            "sinew_distance_get_force: the last step kept no link forces (set solver.link_forces)");
     }
-    const float h = world->h_prev;
-    *out = h > 0.0f ? -d->l.lambda[k] / (h * h) : 0.0f;
+    const float h = world->h_prev, t = h > 0.0f ? -d->l.lambda[k] / (h * h) : 0.0f;
+    if (!sinew__finite(t)) { // a particle of the link was reset in that sub-step, or the sum overflowed
+        return sinew__fail(world, SINEW_ERR_NOT_MEASURED, "sinew_distance_get_force: the last sub-step's sum is not finite");
+    }
+    *out = t;
     return SINEW_OK;
 }
 

@@ -200,7 +200,11 @@ sinew_status sinew_pin_get_force(const sinew_world *world, sinew_pin_id id, sine
     }
     const float h = world->h_prev, moves = world->particles.w[world->pins.c[k].i] > 0.0f ? 1.0f : 0.0f;
     const float scale = h > 0.0f ? moves / (h * h) : 0.0f;
-    *out = sinew_vec2_make(world->pins.lambda[2 * k] * scale, world->pins.lambda[2 * k + 1] * scale);
+    const sinew_vec2 f = sinew_vec2_make(world->pins.lambda[2 * k] * scale, world->pins.lambda[2 * k + 1] * scale);
+    if (!sinew__finite2(f)) { // the particle was reset in that sub-step, or the sum overflowed
+        return sinew__fail(world, SINEW_ERR_NOT_MEASURED, "sinew_pin_get_force: the last sub-step's sum is not finite");
+    }
+    *out = f;
     return SINEW_OK;
 }
 

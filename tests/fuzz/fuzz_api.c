@@ -389,7 +389,12 @@ static void edit_solver_field(sinew_solver_def *d, int field, reader *r)
     case 2: d->iterations = in(r); break;
     case 3: d->jacobi_omega = fl(r); break;
     case 4: d->order = (sinew_gs_order)in(r); break;
-    default: d->shuffle_seed = (uint64_t)u32(r) * 0x100000001ull; break;
+    default:
+        d->shuffle_seed = (uint64_t)u32(r) * 0x100000001ull;
+        // link_forces follows the seed's bit 1, so that it reads no byte of its own: the corpus
+        // decodes as it did before the field existed.
+        d->link_forces = (d->shuffle_seed & 2u) != 0u;
+        break;
     }
 }
 
@@ -552,6 +557,9 @@ static void op_pin(state *s, reader *r, int which)
                 d.compliance = fl(r);
             }
         }
+        // A compliance above 1 m/N (too soft to matter) doubles as max_force in newtons, any value,
+        // NaN and negatives too: no byte of its own, so the corpus decodes as it did before.
+        d.max_force = !(d.compliance <= 1.0f) ? d.compliance : d.max_force;
         sinew_pin_id id = {0u, 0u};
         if (CALL(s, sinew_pin_create(w, &d, &id)) == SINEW_OK) {
             REMEMBER(s, pins, id);
@@ -570,6 +578,7 @@ static void op_pin(state *s, reader *r, int which)
         const float stiffness = fl(r);
         const float compliance = fl(r);
         CALL(s, sinew_pin_set_stiffness(w, id, stiffness, compliance));
+        CALL(s, sinew_pin_set_max_force(w, id, stiffness * 1e4f)); // no byte of its own (see op_pin 0)
         sinew_pin_def d;
         CALL(s, sinew_pin_get(w, id, &d));
         (void)sinew_pin_is_valid(w, id);
@@ -1378,6 +1387,43 @@ static void op_query(state *s, reader *r, int which)
     free(out);
 }
 
+// Debug draw callbacks: every coordinate they are handed must be finite.
+static void finite_or_fail(sinew_vec2 p, const char *what)
+{
+    if (!isfinite(p.x) || !isfinite(p.y)) {
+        fuzz_fail("world_draw: a %s at (%g, %g)", what, (double)p.x, (double)p.y);
+    }
+}
+static void draw_circle(sinew_vec2 c, float r, sinew_color col, void *ctx)
+{
+    (void)col;
+    finite_or_fail(c, "circle");
+    finite_or_fail(sinew_vec2_make(r, 0.0f), "circle radius");
+    *(int *)ctx += 1;
+}
+static void draw_segment(sinew_vec2 a, sinew_vec2 b, sinew_color col, void *ctx)
+{
+    (void)col;
+    finite_or_fail(a, "segment");
+    finite_or_fail(b, "segment");
+    *(int *)ctx += 1;
+}
+static void draw_polygon(const sinew_vec2 *v, int n, float r, sinew_color col, void *ctx)
+{
+    (void)col;
+    for (int k = 0; k < n; ++k) {
+        finite_or_fail(v[k], "polygon vertex");
+    }
+    finite_or_fail(sinew_vec2_make(r, (float)n), "polygon radius");
+    *(int *)ctx += 1;
+}
+static void draw_point(sinew_vec2 p, sinew_color col, void *ctx)
+{
+    (void)col;
+    finite_or_fail(p, "point");
+    *(int *)ctx += 1;
+}
+
 static void op_inspect(state *s, reader *r)
 {
     sinew_world *w = s->world;
@@ -1419,6 +1465,26 @@ static void op_inspect(state *s, reader *r)
             fuzz_fail("cast_ray: a hit at %g with normal length^2 %g", (double)hit.fraction, (double)n2);
         }
     }
+    // Readings and the debug draw, from no byte of their own: forces finite (or not measured),
+    // every primitive drawn finite.
+    for (int k = 0; k < sinew_world_pin_count(w); ++k) {
+        sinew_vec2 force = {0.0f, 0.0f};
+        const sinew_status st = CALL(s, sinew_pin_get_force(w, sinew_pin_id_at(w, k), &force));
+        if (!(st == SINEW_OK || st == SINEW_ERR_NOT_MEASURED) || !isfinite(force.x) || !isfinite(force.y)) {
+            fuzz_fail("pin_get_force: pin %d: %s, (%g, %g)", k, sinew_status_name(st), (double)force.x, (double)force.y);
+        }
+    }
+    for (int k = 0; k < sinew_world_distance_count(w); ++k) {
+        float t = 0.0f;
+        const sinew_status st = CALL(s, sinew_distance_get_force(w, sinew_distance_id_at(w, k), &t));
+        if (!(st == SINEW_OK || st == SINEW_ERR_NOT_MEASURED) || !isfinite(t)) {
+            fuzz_fail("distance_get_force: link %d: %s, %g", k, sinew_status_name(st), (double)t);
+        }
+    }
+    int drawn = 0;
+    const sinew_debug_draw draw = {draw_circle, draw_segment, draw_polygon, draw_point, SINEW_DRAW_ALL, &drawn,
+                                   origin, sinew_vec2_add(origin, translation)};
+    CALL(s, sinew_world_draw(w, &draw));
 }
 
 // ---- snapshots --------------------------------------------------------------------------------

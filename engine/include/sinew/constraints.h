@@ -77,7 +77,8 @@ SINEW_API sinew_status sinew_distance_get_length(const sinew_world *world, sinew
 /// to its particles in total, divided by the sub-step's length squared; positive when it pulled
 /// them together (stretched), negative when it pushed them apart. Needs a step run with
 /// `solver.link_forces` (or any soft distance constraint in the world); a constraint made since
-/// reads 0. Errors: NULL_ARGUMENT, INVALID_ID, NOT_MEASURED (no such step yet).
+/// reads 0. Errors: NULL_ARGUMENT, INVALID_ID, NOT_MEASURED (no such step yet, or the sum is not
+/// finite: a particle of the link was reset in that sub-step).
 SINEW_API sinew_status sinew_distance_get_force(const sinew_world *world, sinew_distance_id id, float *out);
 
 /// Current length minus the nearest allowed length, in metres (positive = stretched).
@@ -134,7 +135,8 @@ SINEW_API sinew_status sinew_pin_set_max_force(sinew_world *world, sinew_pin_id 
 /// The force in newtons the pin applied to its particle over the last sub-step of the last step
 /// (what it applied in total, divided by the sub-step's length squared; toward the target). Zero
 /// before the first step and on an immovable particle (a kinematic pin). Errors: NULL_ARGUMENT,
-/// INVALID_ID.
+/// INVALID_ID, NOT_MEASURED (the sum is not finite: the particle was reset in that sub-step, see
+/// sinew_step_stats.reset_particles).
 SINEW_API sinew_status sinew_pin_get_force(const sinew_world *world, sinew_pin_id id, sinew_vec2 *out);
 
 /// A torn distance constraint: its id (no longer valid) and the particles it joined.
