@@ -46,6 +46,8 @@
 #include "collide.h"
 #include "scene.h"
 #include "ik.h"
+#include "vec3.h"
+#include "ik3.h"
 #include "snapshot.h"
 
 /// Library version.
