@@ -586,7 +586,10 @@ sinew_status sinew_ik3_limit_init(const sinew_ik3_limit_def *def, sinew_ik3_limi
     if (def == NULL || out == NULL || (def->cone_count > 0 && def->cone == NULL)) {
         return SINEW_ERR_NULL_ARGUMENT;
     }
-    for (int i = 0; i < def->cone_count && i < IK3_MAX_V; ++i) {
+    if (def->cone_count != 0 && (def->cone_count < 3 || def->cone_count > IK3_MAX_V)) {
+        return SINEW_ERR_OUT_OF_RANGE; // before reading the corners
+    }
+    for (int i = 0; i < def->cone_count; ++i) {
         if (!sinew_vec3_is_finite(def->cone[i])) {
             return SINEW_ERR_NOT_FINITE;
         }
@@ -594,8 +597,7 @@ sinew_status sinew_ik3_limit_init(const sinew_ik3_limit_def *def, sinew_ik3_limi
     if (def->twist_limited && (!finite_f(def->twist_min) || !finite_f(def->twist_max))) {
         return SINEW_ERR_NOT_FINITE;
     }
-    if ((def->cone_count != 0 && (def->cone_count < 3 || def->cone_count > IK3_MAX_V)) ||
-        (def->twist_limited && (def->twist_min < -(float)SINEW_PI || def->twist_max > (float)SINEW_PI ||
+    if ((def->twist_limited && (def->twist_min < -(float)SINEW_PI || def->twist_max > (float)SINEW_PI ||
                                 def->twist_min > def->twist_max))) {
         return SINEW_ERR_OUT_OF_RANGE;
     }

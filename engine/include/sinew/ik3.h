@@ -126,10 +126,10 @@ typedef struct sinew_ik3_limit {
     uint32_t check;                                  ///< set by sinew_ik3_limit_init
 } sinew_ik3_limit;
 
-/// Checks a limit def and prepares `out` from it. Errors: NULL_ARGUMENT (def, out, a cone_count > 0
-/// with a NULL cone), NOT_FINITE (a corner, a twist bound), OUT_OF_RANGE (cone_count other than 0 or
-/// 3..SINEW_IK3_MAX_CONE_VERTICES; a degenerate polygon: a zero corner, two neighbouring corners
-/// less than 1e-6 rad apart or opposite; a polygon not convex, wound clockwise, or a hemisphere or
+/// Checks a limit def and prepares `out` from it. Errors, in this order: NULL_ARGUMENT (def, out, a
+/// cone_count > 0 with a NULL cone), OUT_OF_RANGE (cone_count other than 0 or
+/// 3..SINEW_IK3_MAX_CONE_VERTICES), NOT_FINITE (a corner, a twist bound), OUT_OF_RANGE (a degenerate
+/// polygon: a zero corner, two neighbouring corners less than 1e-6 rad apart or opposite; a polygon not convex, wound clockwise, or a hemisphere or
 /// more: some corner not at least 1e-6 inside the plane of every edge it is not on; a twist range
 /// outside [-pi, pi] or with min > max). On error `out` is unchanged.
 SINEW_API sinew_status sinew_ik3_limit_init(const sinew_ik3_limit_def *def, sinew_ik3_limit *out);
