@@ -5,7 +5,8 @@
 // cold: every solve starts from the rest pose (identity rotations); the targets are the end
 //       effectors of random poses inside the limits (a direction uniform over the cone's polygon,
 //       a twist uniform over its range), drawn from a fixed seed: all reachable.
-// warm: every solve starts from the previous answer; the target is the end effector of a pose
+// warm: the arm starts in the pose that made the first target, then every solve starts from the
+//       previous answer; the target is the end effector of a pose
 //       that moves smoothly inside the limits (each link's direction circling its cone at 0.35 rad,
 //       a period of 600 solves, links out of phase): a reachable target on a closed curve.
 // The tolerance is 1e-3 of the chain's length (15 mm for 15 links), as in the ik scene.
@@ -118,6 +119,7 @@ int bench_ik3_run(const char *method_name, const char *start, int n, int solves,
         return 1;
     }
     sinew_ik3_link links[SINEW_IK3_MAX_LINKS];
+    sinew_quat first_pose[SINEW_IK3_MAX_LINKS]; // warm: the pose that made target 0, where the arm starts
     sinew_quat previous[SINEW_IK3_MAX_LINKS];
     for (int k = 0; k < n; ++k) {
         links[k] = sinew_default_ik3_link();
@@ -161,18 +163,16 @@ int bench_ik3_run(const char *method_name, const char *start, int n, int solves,
         }
         sinew_ik3_chain_points(&chain, points);
         targets[s] = points[n];
-    }
-    for (int k = 0; k < n; ++k) {
-        links[k].rotation = sinew_quat_identity();
+        for (int k = 0; s == 0 && k < n; ++k) {
+            first_pose[k] = links[k].rotation;
+        }
     }
     sinew_ik3_def def = sinew_default_ik3_def();
     def.method = method;
     def.max_iterations = cap;
     def.tolerance = (float)(1e-3 * n); // 1e-3 of the chain's length, as the ik scene
-    if (warm) { // start on the curve
-        def.max_iterations = 1000;
-        sinew_ik3_solve(&def, &chain, targets[0], NULL);
-        def.max_iterations = cap;
+    for (int k = 0; k < n; ++k) {
+        links[k].rotation = warm ? first_pose[k] : sinew_quat_identity();
     }
     long iterations = 0;
     int reached = 0, bad = 0;
@@ -201,12 +201,7 @@ int bench_ik3_run(const char *method_name, const char *start, int n, int solves,
     const double cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
     // Quality, untimed: the same solves again, checking limits (and, warm, the step per solve).
     for (int k = 0; k < n; ++k) {
-        links[k].rotation = sinew_quat_identity();
-    }
-    if (warm) {
-        def.max_iterations = 1000;
-        sinew_ik3_solve(&def, &chain, targets[0], NULL);
-        def.max_iterations = cap;
+        links[k].rotation = warm ? first_pose[k] : sinew_quat_identity();
     }
     for (int s = 0; s < solves; ++s) {
         for (int k = 0; k < n; ++k) {

@@ -18,28 +18,34 @@
 // rotations about z alone moves in the xy-plane like the 2D chain of ik.h.
 //
 // ## Limits
-// - Cone: `cone` is a loop of `cone_count` directions in the parent's frame (need not be unit;
-//   the first and last are joined), the corners of a convex spherical polygon smaller than a
-//   hemisphere. Either winding is accepted. The link's direction must lie inside: on the inner
-//   side of the plane through the origin and each edge's two corners. A direction outside is
-//   turned by the minimal rotation onto the closest direction of the polygon's boundary (the
-//   nearest point of every edge's great-circle arc, clamped to the arc, corners included; the
-//   closest of them), so the twist is kept as far as a minimal rotation keeps it.
-// - Twist: with `twist_limited`, the twist angle stays in [twist_min, twist_max].
-// Every method ends with every link inside its limits, exactly: the direction and twist computed
-// in double from the float answer, as above, pass the plane tests and the range with no tolerance
-// (the solver nudges an answer that float rounding put a hair outside back in by ~1e-7 rad). A start
-// pose outside its limits is first projected into them.
+// A link's limits (sinew_ik3_limit, prepared once by sinew_ik3_limit_init; links may share one):
+// - Cone: a loop of corner directions in the parent's frame (need not be unit; the first and last
+//   are joined), counter-clockwise about the cone's axis (right-hand rule: thumb along the allowed
+//   directions), the corners of a convex spherical polygon smaller than a hemisphere. Corner i and
+//   i + 1 span an edge plane with inward normal unit(corner i x corner i + 1). The link's direction
+//   must be on the inner side of every edge plane. A direction outside is turned by the minimal
+//   rotation onto the closest direction of the polygon's boundary (the nearest point of every
+//   edge's great-circle arc, clamped to the arc, corners included; the closest of them).
+// - Twist: with twist_limited, the twist angle stays in [twist_min, twist_max] (clamped after the
+//   cone, by a rotation about the link's own axis, which keeps its direction).
+// Every method ends with every link inside its limits, exactly: the direction of the answer's float
+// quaternion normalised in double, and its twist by the formula above, pass the edge-plane tests
+// and the twist range with no tolerance (the solver nudges an answer that rounding to float put a
+// hair outside back in, by 1e-8 rad or a few times that; a twist range narrower than 2e-9 rad
+// keeps the nearest float instead). A start pose outside its limits is first projected into them.
 //
 // ## Step by step
+//   sinew_ik3_limit_def ld = sinew_default_ik3_limit_def();
+//   ld.cone = corners; ld.cone_count = 8;                   // e.g. an 8-gon of 30 degrees around +x
+//   sinew_ik3_limit limit;
+//   sinew_ik3_limit_init(&ld, &limit);                      // checked once: convex, < a hemisphere
 //   sinew_ik3_link links[3];
-//   for (int k = 0; k < 3; ++k) links[k] = sinew_default_ik3_link();      // 1 m, identity, free
-//   links[1].cone = square; links[1].cone_count = 4;                        // a limit, optional
+//   for (int k = 0; k < 3; ++k) { links[k] = sinew_default_ik3_link(); links[k].limit = &limit; }
 //   sinew_ik3_chain chain = {3, links, sinew_vec3_make(0, 0, 0), sinew_quat_identity()};
-//   sinew_ik3_def def = sinew_default_ik3_def();                            // FABRIK, 100 iterations
+//   sinew_ik3_def def = sinew_default_ik3_def();            // FABRIK, 100 iterations, 1 mm
 //   sinew_ik3_result r;
-//   sinew_ik3_solve(&def, &chain, sinew_vec3_make(1.5f, 1, 0.5f), &r);      // rotations now reach it
-//   sinew_ik3_chain_points(&chain, points);                                 // joints, for drawing
+//   sinew_ik3_solve(&def, &chain, sinew_vec3_make(2.5f, 1, 0.5f), &r);  // rotations now reach it
+//   sinew_ik3_chain_points(&chain, points);                 // joints, for drawing
 // Call it every frame from the previous frame's rotations (a warm start).
 //
 // ## Methods
@@ -51,16 +57,22 @@
 //   is projected into its own cone, twists clamped). Ignores flexibility. An iteration that gains
 //   less than 10% adds one CCD sweep (as in 2D: the passes alone can lock against limits).
 // - SINEW_IK3_TWO_BONE: closed form for exactly two links; the elbow bends in the plane of the base,
-//   the target and `def.pole` (or, without a pole, the plane it bends in now). With limits the
-//   closed form is projected (link 0, then link 1 re-aimed and projected).
+//   the target and `def.pole` (or, without a pole, the plane it bends in now: it never snaps to the
+//   other side). With limits the closed form is projected (link 0, then link 1 re-aimed and
+//   projected), and may then miss a target it could reach.
 //
 // ## Escaping local minima
-// Limited chains have local minima that CCD and FABRIK settle into. When an iteration leaves the
-// best distance so far less than 1% better than eight iterations before, and the target is within
-// the chain's length of the base, the solver restarts from its best pose with every link turned by a
-// pseudo-random rotation (then projected into its limits), larger at each restart; it returns the
-// best pose it saw. The pseudo-random sequence is fixed: the same input gives the same bits. A warm
-// start that reaches never restarts, so tracking a reachable target stays smooth.
+// Limited chains have local minima and slow crawls along their limits. The solver watches the best
+// distance so far over windows of 8 iterations: *stuck* when it gained less than 1%, *slow* when at
+// that rate the tolerance is more than 128 iterations away. CCD that is slow first adds a FABRIK
+// iteration after each sweep for the rest of the solve; after that (and for FABRIK at once), slow
+// or stuck restarts from the best pose with every link turned by a pseudo-random rotation (then
+// projected into its limits), up to 0.25 rad, 1.5 times more at each restart up to pi. The answer
+// is the best pose seen. The pseudo-random sequence is fixed: the same input gives the same bits.
+// A target farther from the base than the chain's length never restarts: stuck or slow ends the
+// solve with the best pose (so an unreachable target costs few iterations).
+// When rounding the answer to float puts it outside the tolerance the solver was within, it goes on
+// to a tolerance tighter by twice the excess (at most 3 times).
 //
 // ## Quaternions
 // Rotations must be unit to within 1e-3 (| |q| - 1 | <= 1e-3): they are normalised, farther ones are
@@ -70,8 +82,7 @@
 // sinew_ik3_solve returns a sinew_status; on anything but SINEW_OK the chain is unchanged.
 //
 // ## Memory and threads
-// No allocation: scratch lives on the stack (about 60 KiB at SINEW_IK3_MAX_LINKS links with full
-// cones). The solver keeps no state; any number of threads may solve different chains at once.
+// No allocation: scratch lives on the stack (about 12 KiB at SINEW_IK3_MAX_LINKS links). The solver keeps no state; any number of threads may solve different chains at once.
 #pragma once
 
 #include "base.h"
