@@ -7,6 +7,9 @@
 //   sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm
 //               [--cap K] [--steps SOLVES] [--repeat R]
 //
+//   sinew-bench --scene ik3 [--n LINKS] --method ccd|fabrik|two-bone --start cold|warm
+//               [--cap K] [--steps SOLVES] [--repeat R]        (bench/bench_ik3.c)
+//
 // softbody: K rings (--rings, default 100) of N particles (--n, default 24) falling into a box.
 // cloth-tear: a W x H cloth (tear ratio 1.5) whose bottom row is dragged down until it tears.
 //
@@ -22,6 +25,7 @@
 
 #include "pile_metrics.h"
 #include "bench_util.h"
+#include "bench_ik3.h"
 
 typedef struct options {
     const char *scene;
@@ -40,6 +44,8 @@ static void usage(FILE *f)
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
                "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--save-world FILE]\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
+               "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
+               "       sinew-bench --scene ik3 [--n LINKS] --method ccd|fabrik|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n");
 }
 
@@ -568,13 +574,13 @@ int main(int argc, char **argv)
         }
         ++k;
     }
-    const char *known[] = {"rope", "cloth", "pile", "softbody", "cloth-tear", "ik"};
+    const char *known[] = {"rope", "cloth", "pile", "softbody", "cloth-tear", "ik", "ik3"};
     int found = 0;
     for (size_t k = 0; k < sizeof known / sizeof known[0]; ++k) {
         found |= strcmp(o.scene, known[k]) == 0;
     }
     if (!found) {
-        fprintf(stderr, "sinew-bench: unknown scene '%s' (known: rope, cloth, pile, softbody, cloth-tear, ik)\n", o.scene);
+        fprintf(stderr, "sinew-bench: unknown scene '%s' (known: rope, cloth, pile, softbody, cloth-tear, ik, ik3)\n", o.scene);
         return 2;
     }
     if (strcmp(o.scene, "softbody") == 0 && !n_given) {
@@ -587,7 +593,18 @@ int main(int argc, char **argv)
         o.substeps = substeps_given ? o.substeps : 4;
         o.iterations = iterations_given ? o.iterations : 1;
     }
+    if (strcmp(o.scene, "ik3") == 0 && !bench_ik3_method_known(o.method)) {
+        fprintf(stderr, "sinew-bench: ik3 takes --method ccd|fabrik|two-bone\n");
+        return 2;
+    }
     for (int r = 0; r < o.repeat; ++r) {
+        if (strcmp(o.scene, "ik3") == 0) {
+            const int status = bench_ik3_run(o.method, o.start, n_given ? o.n : 0, steps_given ? o.steps : 0, o.cap, r);
+            if (status != 0) {
+                return status;
+            }
+            continue;
+        }
         if (strcmp(o.scene, "ik") == 0 ? run_ik(&o, r, n_given, steps_given) != 0 : run(&o, r) != 0) {
             return 1;
         }

@@ -13,13 +13,16 @@ int header_unit_constraints(void);
 int header_unit_collide(void);
 int header_unit_scene(void);
 int header_unit_ik(void);
+int header_unit_vec3(void);
+int header_unit_ik3(void);
 
 static void each_header_compiles_alone(void **state)
 {
     (void)state;
     int units = header_unit_sinew() + header_unit_base() + header_unit_vec2() + header_unit_world() +
-                header_unit_particle() + header_unit_constraints() + header_unit_collide() + header_unit_scene() + header_unit_ik();
-    assert_int_equal(units, 9);
+                header_unit_particle() + header_unit_constraints() + header_unit_collide() + header_unit_scene() + header_unit_ik() +
+                header_unit_vec3() + header_unit_ik3();
+    assert_int_equal(units, 11);
 }
 
 static void every_status_has_its_own_message(void **state)

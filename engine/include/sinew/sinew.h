@@ -19,6 +19,9 @@
 //      sinew_world_iteration_errors the error after every iteration when recording is on.
 //   6. sinew_world_destroy(world).
 //
+// Inverse kinematics needs no world: ik.h solves 2D chains, ik3.h 3D chains of quaternion-rotated
+// links with polygonal cone limits (vec3.h has its vector and quaternion helpers).
+//
 // ## Error reporting
 // Every call that can fail returns a sinew_status. Anything but SINEW_OK means nothing changed.
 // sinew_status_string(s) says the reason in words, sinew_status_name(s) gives the enum's name, and
@@ -46,6 +49,8 @@
 #include "collide.h"
 #include "scene.h"
 #include "ik.h"
+#include "vec3.h"
+#include "ik3.h"
 #include "snapshot.h"
 
 /// Library version.
