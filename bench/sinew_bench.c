@@ -366,6 +366,7 @@ static int run(const options *o, int iteration)
         fprintf(stderr, "sinew-bench: saving or loading the world failed\n");
         return 1;
     }
+    printf("\"bytes_per_particle\":%.1f,", (double)sinew_world_byte_count(world) / particles);
     printf("\"snapshot_bytes_per_particle\":%.2f,\"save_ns_per_particle\":%.2f,\"load_ns_per_particle\":%.2f,",
            snap_bytes, save_ns, load_ns);
     if (o->save_world != NULL && iteration == 0 && save_world_file(world, o->save_world) != 0) {
