@@ -2,7 +2,7 @@
 //
 //   sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]
 //               [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]
-//               [--steps N] [--repeat R] [--tethers] [--link-forces]
+//               [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order]
 //
 //   sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm
 //               [--cap K] [--steps SOLVES] [--repeat R]
@@ -29,7 +29,7 @@
 
 typedef struct options {
     const char *scene;
-    int n, width, height, rings, tethers, link_forces;
+    int n, width, height, rings, tethers, link_forces, user_order;
     const char *mode;
     int iterations, substeps, steps, repeat;
     float omega;
@@ -42,7 +42,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--save-world FILE]\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
                "       sinew-bench --scene ik3 [--n LINKS] --method ccd|fabrik|two-bone --start cold|warm\n"
@@ -268,9 +268,23 @@ static int run(const options *o, int iteration)
         links = counts.distances;
         measured = o->n;
         ids = calloc((size_t)links, sizeof *ids);
+        sinew_particle_id *pids = calloc((size_t)particles, sizeof *pids);
         sinew_rope r = {0};
         r.links = ids;
+        r.particles = pids;
         s = sinew_rope_create(world, &rd, &r);
+        // --user-order: the links made again as a user would, in sequence (0,1), (1,2), ...
+        // rather than the builder's evens then odds.
+        for (int k = 0; k < o->n && s == SINEW_OK && o->user_order; ++k) {
+            s = sinew_distance_destroy(world, ids[k]);
+        }
+        for (int k = 0; k < o->n && s == SINEW_OK && o->user_order; ++k) {
+            sinew_distance_def dd = sinew_default_distance_def();
+            dd.a = pids[k];
+            dd.b = pids[k + 1];
+            s = sinew_distance_create(world, &dd, &ids[k]);
+        }
+        free(pids);
     } else {
         sinew_cloth_def cd = sinew_default_cloth_def();
         cd.columns = o->width;
@@ -330,6 +344,9 @@ static int run(const options *o, int iteration)
         printf("\"width\":%d,\"height\":%d,", o->width, o->height);
     }
     printf("\"link_forces\":%s,", o->link_forces ? "true" : "false");
+    if (is_rope) {
+        printf("\"user_order\":%s,", o->user_order ? "true" : "false");
+    }
     printf("\"mode\":\"%s\",\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":1,"
            "\"ms_per_step\":%.4f,\"ns_per_projection\":%.3f,\"ns_per_particle_step\":%.2f,",
            o->mode, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, 1e3 * elapsed / steps,
@@ -509,7 +526,7 @@ static int run_ik(const options *o, int iteration, int n_given, int steps_given)
 int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
-    options o = {"rope", 1000, 100, 100, 100, 0, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
+    options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
                  "fabrik", "cold", 1000, NULL};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
@@ -523,6 +540,8 @@ int main(int argc, char **argv)
             o.tethers = 1;
         } else if (strcmp(a, "--link-forces") == 0) {
             o.link_forces = 1;
+        } else if (strcmp(a, "--user-order") == 0) {
+            o.user_order = 1;
             continue;
         } else if (v == NULL) {
             ok = 0;

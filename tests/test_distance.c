@@ -545,6 +545,59 @@ static void link_forces_read_the_tension_and_change_nothing(void **state)
     }
 }
 
+// Links made in sequence, (0,1), (1,2), ..., share a particle with their neighbours: before the
+// first Gauss-Seidel step they are regrouped so that every full block of 8 is independent (the
+// fast block path), ids still name their links, and a builder's rope is left in its order.
+static void links_made_in_any_order_are_regrouped_into_independent_blocks(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    enum { N = 203 };
+    sinew_particle_id p[N + 1];
+    sinew_distance_id id[N];
+    for (int k = 0; k <= N; ++k) {
+        p[k] = make_particle(w, 0.25f * (float)k, 0.0f, k == 0 ? 0.0f : 1.0f);
+    }
+    for (int k = 0; k < N; ++k) {
+        id[k] = make_link(w, p[k], p[k + 1]);
+    }
+    const sinew__links *l = &w->distances.l;
+    int free_before = 0;
+    for (int b = 0; b < N / SINEW__LANES; ++b) {
+        free_before += l->block_free[b];
+    }
+    assert_int_equal(free_before, 0); // each block of the sequence shares particles
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    int free_after = 0;
+    for (int b = 0; b < N / SINEW__LANES; ++b) {
+        free_after += l->block_free[b];
+    }
+    print_message("    %d links in sequence: %d of %d full blocks independent before, %d after\n", N, free_before,
+                  N / SINEW__LANES, free_after);
+    assert_true(free_after >= N / SINEW__LANES - 2); // all but the unfilled remainders' blocks
+    for (int k = 0; k < N; ++k) { // every id still names its own link
+        sinew_distance_def d;
+        assert_int_equal(sinew_distance_get(w, id[k], &d), SINEW_OK);
+        assert_true(d.a.index1 == p[k].index1 && d.b.index1 == p[k + 1].index1);
+    }
+    sinew_world_destroy(w);
+
+    // A builder's rope is already in independent groups: its order stays, to the bit.
+    w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    sinew_rope_def rd = sinew_default_rope_def();
+    rd.links = 300;
+    assert_int_equal(sinew_rope_create(w, &rd, NULL), SINEW_OK);
+    sinew__distance *before = malloc(sizeof *before * (size_t)w->distances.l.count);
+    assert_non_null(before);
+    memcpy(before, w->distances.l.c, sizeof *before * (size_t)w->distances.l.count);
+    assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    for (int k = 0; k < w->distances.l.count; ++k) {
+        assert_true(before[k].i == w->distances.l.c[k].i && before[k].j == w->distances.l.c[k].j);
+    }
+    free(before);
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,6 +613,7 @@ int main(void)
         cmocka_unit_test(jacobi_layout_is_runs_of_consecutive_particles),
         cmocka_unit_test(jacobi_avx2_and_portable_kernels_agree),
         cmocka_unit_test(link_forces_read_the_tension_and_change_nothing),
+        cmocka_unit_test(links_made_in_any_order_are_regrouped_into_independent_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,18 +17,7 @@
 
 #define SINEW__OVERFLOW_COLOR 32
 
-static int lowest_clear_bit(uint32_t used)
-{
-#if defined(__GNUC__)
-    return used == UINT32_MAX ? SINEW__OVERFLOW_COLOR : __builtin_ctz(~used);
-#else
-    int c = 0;
-    while (c < 32 && (used & (1u << c)) != 0u) {
-        ++c;
-    }
-    return c;
-#endif
-}
+static int lowest_clear_bit(uint32_t used) { return used == UINT32_MAX ? SINEW__OVERFLOW_COLOR : sinew__ctz(~used); }
 
 static sinew_status contacts_resize(sinew_world *world, int new_capacity)
 {

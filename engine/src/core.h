@@ -66,6 +66,11 @@ int sinew__store_lookup(const sinew__store *s, uint32_t index1, uint32_t generat
 // The id of element k.
 void sinew__store_id(const sinew__store *s, int k, uint32_t *index1, uint32_t *generation);
 void sinew__store_free(sinew_world *world, sinew__store *s);
+// Reorders the first `count` elements: element k becomes the one at from[k] (a permutation);
+// derived fields are left as they are (their owner rebuilds them), ids keep naming their
+// elements. `temp` must hold count times the largest field. Allocates nothing.
+void sinew__store_permute(sinew__store *s, void *kind, sinew__fields_fn fields, int count, const uint32_t *from,
+                          void *temp);
 
 // memory.c
 void *sinew__alloc(sinew_world *world, size_t size);
@@ -87,6 +92,21 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
 
 // Capacity to grow to so that `needed` elements fit (geometric growth), or -1 past INT32_MAX / 2.
 int sinew__grow_capacity(int capacity, int needed);
+
+// Index of the lowest set bit of v, which must not be 0.
+static inline int sinew__ctz(uint32_t v)
+{
+#if defined(__GNUC__)
+    return __builtin_ctz(v);
+#else
+    int c = 0;
+    while ((v & 1u) == 0u) {
+        v >>= 1;
+        ++c;
+    }
+    return c;
+#endif
+}
 
 // Records the detail message and returns the status, for one-line error exits.
 sinew_status sinew__fail(const sinew_world *world, sinew_status status, const char *detail);

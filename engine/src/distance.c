@@ -164,7 +164,7 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     d->mode[k] = (uint8_t)def->mode;
     d->l.soft_count += is_soft(soft);
     sinew__links_refresh_block(world, &d->l, k);
-    d->adj_dirty = d->order_dirty = true;
+    d->adj_dirty = d->order_dirty = d->colour_dirty = true;
     return SINEW_OK;
 }
 
@@ -177,7 +177,7 @@ static void remove_at(sinew_world *world, int k)
     sinew__store_remove(&d->store, d, distance_fields, &d->l.count, k);
     sinew__links_refresh_block(world, &d->l, k);
     sinew__links_refresh_block(world, &d->l, last);
-    d->adj_dirty = d->order_dirty = true;
+    d->adj_dirty = d->order_dirty = d->colour_dirty = true;
 }
 
 static int lookup(const sinew_world *world, sinew_distance_id id)
@@ -313,7 +313,123 @@ static void distances_remove_particle(sinew_world *world, int index, int moved_f
         c->j = c->j == moved_from ? index : c->j;
         ++k;
     }
-    d->blocks_dirty = true; // refreshed once before the next sweep, not once per destroyed particle
+    d->blocks_dirty = d->colour_dirty = true; // once before the next sweep, not once per destroyed particle
+}
+
+// ---- regrouping for Gauss-Seidel ----------------------------------------------------------------
+//
+// Gauss-Seidel solves SINEW__LANES consecutive links as one block (the AVX2 kernel, or eight
+// independent projections the CPU overlaps) when they share no movable particle, and one after the
+// other, each waiting for the last, when they do. The builders make their links in independent
+// groups (a rope's even links, then its odd ones); links a user makes in another order (a chain
+// linked in sequence: each link shares a particle with the next) would all fall to the slow path,
+// four times slower per projection. So whenever links were made or removed, or a weight changed,
+// the next Gauss-Seidel step first regroups them: in their order, each link joins the oldest open
+// group it shares no movable particle with, or opens a new one (at most COLOUR_SLOTS are open; when
+// one more is needed, the oldest is closed unfilled). A group that fills is laid out next; unfilled
+// groups go after all full ones, in the order they closed. Links already in independent groups keep
+// their order, to the bit: only the order of links that shared a block changes (a chain becomes
+// 8 even links, 8 odd links, 8 even links, ...). The store is permuted: ids keep naming their links.
+#define COLOUR_SLOTS 32
+
+typedef struct colour_groups {
+    int32_t links[COLOUR_SLOTS][SINEW__LANES];
+    int n[COLOUR_SLOTS];
+    uint32_t age[COLOUR_SLOTS];
+    uint32_t open;
+} colour_groups;
+
+// Closes group s: its particles leave it; its links go to the front (full) or onto the back stack.
+static void close_group(colour_groups *g, int s, const sinew__distance *c, uint32_t *mask, uint32_t *from, int *front,
+                        int *back)
+{
+    const uint32_t bit = 1u << s;
+    for (int m = 0; m < g->n[s]; ++m) {
+        const sinew__distance *l = &c[g->links[s][m]];
+        mask[l->i] &= ~bit;
+        mask[l->j] &= ~bit;
+    }
+    if (g->n[s] == SINEW__LANES) {
+        for (int m = 0; m < g->n[s]; ++m) {
+            from[(*front)++] = (uint32_t)g->links[s][m];
+        }
+    } else {
+        for (int m = 0; m < g->n[s]; ++m) { // reversed here, and again with the whole stack at the end
+            from[--*back] = (uint32_t)g->links[s][m];
+        }
+    }
+    g->open &= ~bit;
+}
+
+// The open group of g among `set` opened first.
+static int oldest(const colour_groups *g, uint32_t set)
+{
+    int best = -1;
+    for (uint32_t rest = set; rest != 0u; rest &= rest - 1u) {
+        const int s = sinew__ctz(rest);
+        best = best < 0 || g->age[s] < g->age[best] ? s : best;
+    }
+    return best;
+}
+
+void sinew__distances_colour(sinew_world *world)
+{
+    sinew__distances *d = &world->distances;
+    d->colour_dirty = false;
+    const int n = d->l.count;
+    if (n <= SINEW__LANES) {
+        return;
+    }
+    const sinew__distance *c = d->l.c;
+    const float *w = world->particles.w;
+    uint32_t *mask = world->particles.colors; // contact scratch, free between sub-steps: open groups per particle
+    uint32_t *from = d->by_i;                 // Jacobi scratch, rebuilt after this (order_dirty)
+    memset(mask, 0, sizeof(uint32_t) * (size_t)world->particles.count);
+    colour_groups g;
+    g.open = 0u;
+    uint32_t age = 0u;
+    int front = 0, back = n;
+    for (int k = 0; k < n; ++k) {
+        const int i = c[k].i, j = c[k].j;
+        const uint32_t taken = (w[i] > 0.0f ? mask[i] : 0u) | (w[j] > 0.0f ? mask[j] : 0u);
+        int s = oldest(&g, g.open & ~taken);
+        if (s < 0) {
+            if (g.open == UINT32_MAX) {
+                s = oldest(&g, g.open);
+                close_group(&g, s, c, mask, from, &front, &back);
+            } else {
+                s = sinew__ctz(~g.open);
+            }
+            g.open |= 1u << s;
+            g.n[s] = 0;
+            g.age[s] = age++;
+        }
+        g.links[s][g.n[s]++] = k;
+        mask[i] |= w[i] > 0.0f ? 1u << s : 0u;
+        mask[j] |= w[j] > 0.0f ? 1u << s : 0u;
+        if (g.n[s] == SINEW__LANES) {
+            close_group(&g, s, c, mask, from, &front, &back);
+        }
+    }
+    while (g.open != 0u) {
+        close_group(&g, oldest(&g, g.open), c, mask, from, &front, &back);
+    }
+    for (int a = back, b = n - 1; a < b; ++a, --b) { // the unfilled groups, in the order they closed
+        const uint32_t t = from[a];
+        from[a] = from[b];
+        from[b] = t;
+    }
+    bool same = true;
+    for (int k = 0; k < n && same; ++k) {
+        same = from[k] == (uint32_t)k;
+    }
+    if (same) {
+        return;
+    }
+    _Static_assert(sizeof(sinew__run) >= sizeof(sinew__distance) && sizeof(sinew__run) >= sizeof(void *),
+                   "the runs array is the permutation's temporary");
+    sinew__store_permute(&d->store, d, distance_fields, n, from, d->runs);
+    d->adj_dirty = d->order_dirty = d->blocks_dirty = true;
 }
 
 void sinew__distances_tear(sinew_world *world)
@@ -416,6 +532,7 @@ sinew_status sinew_distance_set_user_data(sinew_world *world, sinew_distance_id 
 static void distances_save(const sinew_world *world, sinew__writer *w)
 {
     const sinew__distances *d = &world->distances;
+    sinew__put_u32(w, d->colour_dirty ? 1u : 0u); // whether the next step regroups: part of the future
     sinew__store_save(w, &d->store, (void *)d, distance_fields, d->l.count);
 }
 
@@ -437,7 +554,9 @@ static bool distances_load(sinew_world *world, sinew__reader *r)
 {
     sinew__distances *d = &world->distances;
     const int most = world->max_constraints > 0 ? world->max_constraints : INT32_MAX / 2;
-    if (!sinew__store_load(r, world, &d->store, d, distance_fields, &d->l.count, most)) {
+    const uint32_t regroup = sinew__get_u32(r);
+    if (!sinew__expect(r, regroup <= 1u, "snapshot: a distance flag is out of range") ||
+        !sinew__store_load(r, world, &d->store, d, distance_fields, &d->l.count, most)) {
         return false;
     }
     for (int k = 0; k < d->l.count; ++k) {
@@ -452,6 +571,7 @@ static bool distances_load(sinew_world *world, sinew__reader *r)
         return sinew__reader_fail(r, s, "snapshot: allocating the tear list failed");
     }
     d->adj_dirty = d->order_dirty = d->blocks_dirty = true;
+    d->colour_dirty = regroup != 0u;
     return true;
 }
 

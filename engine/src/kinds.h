@@ -26,6 +26,7 @@ typedef struct sinew__distances {
     bool adj_dirty;         // adj must be rebuilt before the next contact search
     bool order_dirty;       // links changed since Jacobi's layout was built
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
+    bool colour_dirty;      // links were made or removed: regroup them (sinew__distances_colour)
     bool forces_kept;       // the last sub-step ran the soft kernels: lambda holds the forces
     void **user_data;       // returned by sinew_distance_user_data (cold)
 } sinew__distances;
@@ -133,6 +134,9 @@ void sinew__distances_gather(sinew_world *world, float omega, bool scattered);
 // Rebuilds distances.adj (each particle's distance-linked neighbours, for skip_linked_pairs)
 // from the distance constraints when they changed.
 void sinew__distances_adjacency(sinew_world *world);
+// Regroups the links (outside the step, when they changed) so that Gauss-Seidel's blocks share no
+// movable particle; see distance.c.
+void sinew__distances_colour(sinew_world *world);
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
 // End of a step: removes the links whose smoothed strain passed their tear ratio, into world->tears.

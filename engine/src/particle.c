@@ -340,7 +340,7 @@ sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id,
         return sinew__fail(world, SINEW_ERR_NEGATIVE_WEIGHT, "sinew_particle_set_weight: weight must be >= 0");
     }
     world->particles.w[i] = weight;
-    world->distances.blocks_dirty = true; // independence of blocks counts movable particles only
+    world->distances.blocks_dirty = world->distances.colour_dirty = true; // independence counts movable particles only
     return SINEW_OK;
 }
 

@@ -231,6 +231,9 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
     sinew__pins_begin_step(world);
     sinew__events_begin_step(world);
+    if (solver.mode == SINEW_SOLVER_GAUSS_SEIDEL && world->distances.colour_dirty) {
+        sinew__distances_colour(world);
+    }
     if (world->skip_linked_pairs) {
         sinew__distances_adjacency(world);
     }

@@ -67,6 +67,28 @@ void sinew__store_id(const sinew__store *s, int k, uint32_t *index1, uint32_t *g
     *generation = s->ids.generation[slot];
 }
 
+void sinew__store_permute(sinew__store *s, void *kind, sinew__fields_fn fields, int count, const uint32_t *from,
+                          void *temp)
+{
+    sinew__field f[SINEW__MAX_FIELDS];
+    const int n = all_fields(s, kind, fields, f);
+    unsigned char *t = temp;
+    for (int m = 0; m < n; ++m) {
+        if (f[m].derived) {
+            continue;
+        }
+        unsigned char *base = *f[m].ptr;
+        const size_t size = f[m].size;
+        for (int k = 0; k < count; ++k) {
+            memcpy(t + size * (size_t)k, base + size * (size_t)from[k], size);
+        }
+        memcpy(base, t, size * (size_t)count);
+    }
+    for (int k = 0; k < count; ++k) {
+        s->ids.dense[s->id_slot[k]] = (uint32_t)k;
+    }
+}
+
 void sinew__store_free(sinew_world *world, sinew__store *s)
 {
     sinew__free(world, s->block, s->block_bytes);
