@@ -49,7 +49,7 @@ void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *d)
 
 void sinew__links_begin_substep(sinew__links *l)
 {
-    if (sinew__links_soft(l)) {
+    if (sinew__links_soft(l) && l->count > 0) { // (no links: lambda may be NULL)
         memset(l->lambda, 0, sizeof(float) * (size_t)l->count);
     }
 }
