@@ -283,16 +283,21 @@ static void compose_hud(app *a, hud_text *t)
     } else {
         n += snprintf(t->left + n, cap - (size_t)n, "fps %.0f", a->fps);
     }
-    n += snprintf(t->left + n, cap - (size_t)n, "   step %.2f ms", a->step_ms);
+    if (a->scene->world_count > 0) {
+        n += snprintf(t->left + n, cap - (size_t)n, "   step %.2f ms", a->step_ms);
+    }
     if (!a->headless) {
         n += snprintf(t->left + n, cap - (size_t)n, "   draw %.2f ms", a->draw_ms);
     }
-    n += snprintf(t->left + n, cap - (size_t)n, "   particles %d   constraints %d\n", particles, constraints);
-    if (!a->scene->lock_mode) {
-        n += snprintf(t->left + n, cap - (size_t)n, "%s   ", mode_name(a->solver.mode));
+    // A scene with no world (ik3) has no particles and no solver settings to show.
+    if (a->scene->world_count > 0) {
+        n += snprintf(t->left + n, cap - (size_t)n, "   particles %d   constraints %d\n", particles, constraints);
+        if (!a->scene->lock_mode) {
+            n += snprintf(t->left + n, cap - (size_t)n, "%s   ", mode_name(a->solver.mode));
+        }
+        n += snprintf(t->left + n, cap - (size_t)n, "iterations %d   substeps %d   omega %.2f", a->solver.iterations,
+                      a->solver.substeps, (double)a->solver.jacobi_omega);
     }
-    n += snprintf(t->left + n, cap - (size_t)n, "iterations %d   substeps %d   omega %.2f", a->solver.iterations,
-                  a->solver.substeps, (double)a->solver.jacobi_omega);
     for (int k = 0; k < a->scene->world_count; ++k) {
         n += snprintf(t->left + n, cap - (size_t)n, "\n");
         if (a->scene->world_count > 1) {
@@ -353,7 +358,7 @@ static void draw_help(app *a)
              "sinew demos\n"
              "\n"
              "left drag   pull the nearest particle\n"
-             "1 .. 6      switch scene\n"
+             "1 .. %d      switch scene\n"
              "space  .    pause, single step\n"
              "r           reset the scene\n"
              "g  j        Gauss-Seidel, Jacobi\n"
@@ -368,7 +373,7 @@ static void draw_help(app *a)
              "esc  q      quit\n"
              "\n"
              "%s\n%s",
-             a->def->name, a->def->name, a->def->title, a->def->help);
+             demo_count, a->def->name, a->def->name, a->def->title, a->def->help);
     float w, h;
     demo_hud_measure(d, text, &w, &h);
     const float x = 0.5f * ((float)a->width - w), y = 0.5f * ((float)a->height - h);
@@ -436,6 +441,10 @@ static void save_window(app *a, const char *path)
 // with a message, on failure.
 static bool save_world_file(const app *a, const char *path)
 {
+    if (a->scene->world_count == 0) {
+        fprintf(stderr, "sinew-demos: scene %s has no world to save\n", a->def->name);
+        return false;
+    }
     const sinew_world *w = a->scene->worlds[0];
     const size_t size = sinew_world_save_size(w);
     void *buf = malloc(size);
