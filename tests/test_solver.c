@@ -129,7 +129,10 @@ static void jacobi_does_not_depend_on_creation_order_and_gauss_seidel_does(void 
     print_message("cloth built in opposite orders, max difference after 10 steps: Jacobi %.3g, Gauss-Seidel %.3g\n",
                   jacobi, gs);
     assert_true(jacobi <= 1e-5); // sums are kept in double: their float value ignores the order
-    assert_true(gs > 1e-4);      // Gauss-Seidel sees its order (30x the Jacobi bound)
+    // Gauss-Seidel sees its order. Both cloths are user-made, so both are regrouped by colour
+    // before their first step (sinew__distances_colour), which brings the two orders closer (the
+    // difference was 1e-4 and more before that), but the colourings still differ.
+    assert_true(gs > 1e-6 && gs > 10.0 * jacobi);
 }
 
 static void gauss_seidel_order_setting_changes_results(void **state)

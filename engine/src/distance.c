@@ -318,113 +318,57 @@ static void distances_remove_particle(sinew_world *world, int index, int moved_f
 
 // ---- regrouping for Gauss-Seidel ----------------------------------------------------------------
 //
-// Gauss-Seidel solves SINEW__LANES consecutive links as one block (the AVX2 kernel, or eight
+// Gauss-Seidel solves SINEW__LANES consecutive links as one block (the AVX2 kernels, or eight
 // independent projections the CPU overlaps) when they share no movable particle, and one after the
 // other, each waiting for the last, when they do. The builders make their links in independent
 // groups (a rope's even links, then its odd ones); links a user makes in another order (a chain
-// linked in sequence: each link shares a particle with the next) would all fall to the slow path,
-// four times slower per projection. So whenever links were made or removed, or a weight changed,
-// the next Gauss-Seidel step first regroups them: in their order, each link joins the oldest open
-// group it shares no movable particle with, or opens a new one (at most COLOUR_SLOTS are open; when
-// one more is needed, the oldest is closed unfilled). A group that fills is laid out next; unfilled
-// groups go after all full ones, in the order they closed. Links already in independent groups keep
-// their order, to the bit: only the order of links that shared a block changes (a chain becomes
-// 8 even links, 8 odd links, 8 even links, ...). The store is permuted: ids keep naming their links.
-#define COLOUR_SLOTS 32
-
-typedef struct colour_groups {
-    int32_t links[COLOUR_SLOTS][SINEW__LANES];
-    int n[COLOUR_SLOTS];
-    uint32_t age[COLOUR_SLOTS];
-    uint32_t open;
-} colour_groups;
-
-// Closes group s: its particles leave it; its links go to the front (full) or onto the back stack.
-static void close_group(colour_groups *g, int s, const sinew__distance *c, uint32_t *mask, uint32_t *from, int *front,
-                        int *back)
-{
-    const uint32_t bit = 1u << s;
-    for (int m = 0; m < g->n[s]; ++m) {
-        const sinew__distance *l = &c[g->links[s][m]];
-        mask[l->i] &= ~bit;
-        mask[l->j] &= ~bit;
-    }
-    if (g->n[s] == SINEW__LANES) {
-        for (int m = 0; m < g->n[s]; ++m) {
-            from[(*front)++] = (uint32_t)g->links[s][m];
-        }
-    } else {
-        for (int m = 0; m < g->n[s]; ++m) { // reversed here, and again with the whole stack at the end
-            from[--*back] = (uint32_t)g->links[s][m];
-        }
-    }
-    g->open &= ~bit;
-}
-
-// The open group of g among `set` opened first.
-static int oldest(const colour_groups *g, uint32_t set)
-{
-    int best = -1;
-    for (uint32_t rest = set; rest != 0u; rest &= rest - 1u) {
-        const int s = sinew__ctz(rest);
-        best = best < 0 || g->age[s] < g->age[best] ? s : best;
-    }
-    return best;
-}
+// linked in sequence: each link shares a particle with the next) would all fall to the slow path.
+// So whenever links were made or removed, or a weight changed, the next Gauss-Seidel step first
+// looks at the blocks: when fewer than 7 in 8 full blocks are free, the links are coloured (in
+// their order, each takes the lowest colour no link on either of its movable particles has; 32
+// colours, the rest share a last one) and laid out colour by colour, in their order within a
+// colour: a chain becomes its even links, then its odd ones, the builder's order. Worlds whose
+// blocks are free (every builder scene) keep their order, to the bit. The store is permuted: ids
+// keep naming their links.
+#define COLOUR_COUNT 33 // 32 colours and the shared last one
 
 void sinew__distances_colour(sinew_world *world)
 {
     sinew__distances *d = &world->distances;
     d->colour_dirty = false;
-    const int n = d->l.count;
-    if (n <= SINEW__LANES) {
+    const int n = d->l.count, blocks = n / SINEW__LANES;
+    if (blocks == 0) {
         return;
     }
     const sinew__distance *c = d->l.c;
     const float *w = world->particles.w;
-    uint32_t *mask = world->particles.colors; // contact scratch, free between sub-steps: open groups per particle
-    uint32_t *from = d->by_i;                 // Jacobi scratch, rebuilt after this (order_dirty)
+    int free_blocks = 0;
+    for (int b = 0; b < blocks; ++b) {
+        free_blocks += sinew__links_block_is_free(&c[b * SINEW__LANES], w);
+    }
+    if (8 * free_blocks >= 7 * blocks) {
+        return;
+    }
+    uint32_t *mask = world->particles.colors; // contact scratch, free between sub-steps: colours per particle
+    uint32_t *colour = d->order;              // Jacobi scratch, rebuilt after this (order_dirty)
+    uint32_t *from = d->by_i;
     memset(mask, 0, sizeof(uint32_t) * (size_t)world->particles.count);
-    colour_groups g;
-    g.open = 0u;
-    uint32_t age = 0u;
-    int front = 0, back = n;
+    int start[COLOUR_COUNT + 1] = {0};
     for (int k = 0; k < n; ++k) {
         const int i = c[k].i, j = c[k].j;
-        const uint32_t taken = (w[i] > 0.0f ? mask[i] : 0u) | (w[j] > 0.0f ? mask[j] : 0u);
-        int s = oldest(&g, g.open & ~taken);
-        if (s < 0) {
-            if (g.open == UINT32_MAX) {
-                s = oldest(&g, g.open);
-                close_group(&g, s, c, mask, from, &front, &back);
-            } else {
-                s = sinew__ctz(~g.open);
-            }
-            g.open |= 1u << s;
-            g.n[s] = 0;
-            g.age[s] = age++;
-        }
-        g.links[s][g.n[s]++] = k;
-        mask[i] |= w[i] > 0.0f ? 1u << s : 0u;
-        mask[j] |= w[j] > 0.0f ? 1u << s : 0u;
-        if (g.n[s] == SINEW__LANES) {
-            close_group(&g, s, c, mask, from, &front, &back);
-        }
+        const uint32_t used = (w[i] > 0.0f ? mask[i] : 0u) | (w[j] > 0.0f ? mask[j] : 0u);
+        const uint32_t col = used == UINT32_MAX ? COLOUR_COUNT - 1u : (uint32_t)sinew__ctz(~used);
+        const uint32_t bit = col < 32u ? 1u << col : 0u;
+        mask[i] |= w[i] > 0.0f ? bit : 0u;
+        mask[j] |= w[j] > 0.0f ? bit : 0u;
+        colour[k] = col;
+        start[col + 1] += 1;
     }
-    while (g.open != 0u) {
-        close_group(&g, oldest(&g, g.open), c, mask, from, &front, &back);
+    for (int m = 0; m < COLOUR_COUNT; ++m) {
+        start[m + 1] += start[m];
     }
-    for (int a = back, b = n - 1; a < b; ++a, --b) { // the unfilled groups, in the order they closed
-        const uint32_t t = from[a];
-        from[a] = from[b];
-        from[b] = t;
-    }
-    bool same = true;
-    for (int k = 0; k < n && same; ++k) {
-        same = from[k] == (uint32_t)k;
-    }
-    if (same) {
-        return;
+    for (int k = 0; k < n; ++k) { // stable: in their order within a colour
+        from[start[colour[k]]++] = (uint32_t)k;
     }
     _Static_assert(sizeof(sinew__run) >= sizeof(sinew__distance) && sizeof(sinew__run) >= sizeof(void *),
                    "the runs array is the permutation's temporary");

@@ -12,7 +12,7 @@
 
 // True when the SINEW__LANES links from `c` share no particle that can move. Immovable particles
 // (weight 0) are written by no one (their correction is w s dx = 0), so sharing them is harmless.
-static bool block_is_free(const sinew__distance *c, const float *w)
+bool sinew__links_block_is_free(const sinew__distance *c, const float *w)
 {
     int32_t idx[2 * SINEW__LANES];
     int n = 0;
@@ -32,12 +32,24 @@ static bool block_is_free(const sinew__distance *c, const float *w)
     return true;
 }
 
+// The layout of a free block's particles (see sinew__block_kind), for the AVX2 kernels' loads.
+static uint8_t run_of(const sinew__distance *c)
+{
+    const int32_t i0 = c[0].i, off = c[0].j - c[0].i;
+    bool one = off >= SINEW__LANES || off <= -SINEW__LANES, two = off == 1;
+    for (int l = 1; l < SINEW__LANES; ++l) {
+        one = one && c[l].i == i0 + l && c[l].j == c[l].i + off;
+        two = two && c[l].i == i0 + 2 * l && c[l].j == c[l].i + 1;
+    }
+    return one ? SINEW__BLOCK_RUN : (two ? SINEW__BLOCK_PAIRS : SINEW__BLOCK_FREE);
+}
+
 // Recomputes the flag of the block holding link k (a partial block is never free).
 void sinew__links_refresh_block(const sinew_world *world, sinew__links *d, int k)
 {
     int first = k - k % SINEW__LANES;
-    d->block_free[first / SINEW__LANES] =
-        (uint8_t)(first + SINEW__LANES <= d->count && block_is_free(&d->c[first], world->particles.w));
+    const bool free = first + SINEW__LANES <= d->count && sinew__links_block_is_free(&d->c[first], world->particles.w);
+    d->block_free[first / SINEW__LANES] = free ? run_of(&d->c[first]) : SINEW__BLOCK_SHARED;
 }
 
 void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *d)
@@ -126,30 +138,95 @@ SINEW_FORCE_INLINE void project_block(const sinew__distance *restrict c, const s
 }
 
 #if SINEW__X86
-// project_block for rigid links (stiffness 1, compliance 0) in AVX2 registers: the same IEEE
-// operations in the same order as correction_scale and project_block, so the same bits. The
-// max_ps reproduces the select of correction_scale, NaN included.
+// The eight links' end positions and weights, loaded by one of the three layouts.
+typedef struct ends8 {
+    __m256 xi, yi, wi, xj, yj, wj;
+} ends8;
+
+// The new positions of both ends: the same IEEE operations in the same order as correction_scale
+// and project_block, so the same bits. The max_ps reproduces the select of correction_scale, NaN
+// included. Writes the i ends into e->xi, e->yi and the j ends into e->xj, e->yj.
+SINEW__AVX2 static inline __attribute__((always_inline)) void solve8(ends8 *e, __m256 lo, __m256 hi)
+{
+    __m256 dx = _mm256_sub_ps(e->xj, e->xi), dy = _mm256_sub_ps(e->yj, e->yi);
+    const __m256 d = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
+    const __m256 clamped = sinew__clamp8(d, lo, hi);
+    const __m256 q = _mm256_max_ps(_mm256_mul_ps(d, _mm256_add_ps(e->wi, e->wj)), _mm256_set1_ps(SINEW__TINY));
+    const __m256 s = _mm256_div_ps(_mm256_sub_ps(d, clamped), q);
+    const __m256 si = _mm256_mul_ps(e->wi, s), sj = _mm256_mul_ps(e->wj, s);
+    e->xi = _mm256_add_ps(e->xi, _mm256_mul_ps(si, dx));
+    e->yi = _mm256_add_ps(e->yi, _mm256_mul_ps(si, dy));
+    e->xj = _mm256_sub_ps(e->xj, _mm256_mul_ps(sj, dx));
+    e->yj = _mm256_sub_ps(e->yj, _mm256_mul_ps(sj, dy));
+}
+
+// A run: link l joins i0 + l and i0 + off + l, |off| >= 8 (a cloth's vertical links): plain loads
+// and stores of two disjoint stretches.
+SINEW__AVX2 static void project_run_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
+                                         const float *restrict w)
+{
+    __m256i i, j;
+    __m256 lo, hi;
+    sinew__links_load8(c, &i, &j, &lo, &hi);
+    const int32_t a = c[0].i, b = c[0].j;
+    ends8 e = {_mm256_loadu_ps(x + a), _mm256_loadu_ps(y + a), _mm256_loadu_ps(w + a),
+               _mm256_loadu_ps(x + b), _mm256_loadu_ps(y + b), _mm256_loadu_ps(w + b)};
+    solve8(&e, lo, hi);
+    _mm256_storeu_ps(x + a, e.xi);
+    _mm256_storeu_ps(y + a, e.yi);
+    _mm256_storeu_ps(x + b, e.xj);
+    _mm256_storeu_ps(y + b, e.yj);
+}
+
+// Pairs: link l joins i0 + 2l and i0 + 2l + 1 (a rope's or a cloth row's links of one parity):
+// sixteen consecutive particles, loaded as two vectors each and split into even and odd lanes.
+SINEW__AVX2 static inline __attribute__((always_inline)) void split8(const float *p, __m256 *even, __m256 *odd)
+{
+    const __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + SINEW__LANES);
+    *even = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0x88)), 0xd8));
+    *odd = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(a, b, 0xdd)), 0xd8));
+}
+
+SINEW__AVX2 static inline __attribute__((always_inline)) void join8(float *p, __m256 even, __m256 odd)
+{
+    const __m256 lo = _mm256_unpacklo_ps(even, odd), hi = _mm256_unpackhi_ps(even, odd);
+    _mm256_storeu_ps(p, _mm256_permute2f128_ps(lo, hi, 0x20));
+    _mm256_storeu_ps(p + SINEW__LANES, _mm256_permute2f128_ps(lo, hi, 0x31));
+}
+
+SINEW__AVX2 static void project_pairs_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
+                                           const float *restrict w)
+{
+    __m256i i, j;
+    __m256 lo, hi;
+    sinew__links_load8(c, &i, &j, &lo, &hi);
+    const int32_t a = c[0].i;
+    ends8 e;
+    split8(x + a, &e.xi, &e.xj);
+    split8(y + a, &e.yi, &e.yj);
+    split8(w + a, &e.wi, &e.wj);
+    solve8(&e, lo, hi);
+    join8(x + a, e.xi, e.xj);
+    join8(y + a, e.yi, e.yj);
+}
+
+// project_block for rigid links (stiffness 1, compliance 0) in AVX2 registers, loading the ends
+// with gathers (any layout).
 SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
                                            const float *restrict w)
 {
     __m256i i, j;
     __m256 lo, hi;
     sinew__links_load8(c, &i, &j, &lo, &hi);
-    const __m256 xi = _mm256_i32gather_ps(x, i, 4), xj = _mm256_i32gather_ps(x, j, 4);
-    const __m256 yi = _mm256_i32gather_ps(y, i, 4), yj = _mm256_i32gather_ps(y, j, 4);
-    const __m256 wi = _mm256_i32gather_ps(w, i, 4), wj = _mm256_i32gather_ps(w, j, 4);
-    __m256 dx = _mm256_sub_ps(xj, xi), dy = _mm256_sub_ps(yj, yi);
-    const __m256 d = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
-    const __m256 clamped = sinew__clamp8(d, lo, hi);
-    const __m256 q = _mm256_max_ps(_mm256_mul_ps(d, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
-    const __m256 s = _mm256_div_ps(_mm256_sub_ps(d, clamped), q);
-    const __m256 si = _mm256_mul_ps(wi, s), sj = _mm256_mul_ps(wj, s);
+    ends8 e = {_mm256_i32gather_ps(x, i, 4), _mm256_i32gather_ps(y, i, 4), _mm256_i32gather_ps(w, i, 4),
+               _mm256_i32gather_ps(x, j, 4), _mm256_i32gather_ps(y, j, 4), _mm256_i32gather_ps(w, j, 4)};
+    solve8(&e, lo, hi);
     float out[4][SINEW__LANES];
     int32_t ii[SINEW__LANES], jj[SINEW__LANES];
-    _mm256_storeu_ps(out[0], _mm256_add_ps(xi, _mm256_mul_ps(si, dx)));
-    _mm256_storeu_ps(out[1], _mm256_add_ps(yi, _mm256_mul_ps(si, dy)));
-    _mm256_storeu_ps(out[2], _mm256_sub_ps(xj, _mm256_mul_ps(sj, dx)));
-    _mm256_storeu_ps(out[3], _mm256_sub_ps(yj, _mm256_mul_ps(sj, dy)));
+    _mm256_storeu_ps(out[0], e.xi);
+    _mm256_storeu_ps(out[1], e.yi);
+    _mm256_storeu_ps(out[2], e.xj);
+    _mm256_storeu_ps(out[3], e.yj);
     _mm256_storeu_si256((__m256i *)ii, i);
     _mm256_storeu_si256((__m256i *)jj, j);
     // No movable particle twice in the block; an immovable one keeps its value (w s dx = 0).
@@ -162,18 +239,25 @@ SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, fl
 }
 #endif
 
-// One free block: the AVX2 kernel for rigid links where it may run.
+// One free block: the AVX2 kernel for rigid links where it may run, by the block's layout.
 SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, const sinew__softness *restrict f,
                                            float *restrict lambda, float *restrict x, float *restrict y,
-                                           const float *restrict w, float inv_h2, bool soft, bool avx2)
+                                           const float *restrict w, float inv_h2, bool soft, bool avx2, uint8_t kind)
 {
 #if SINEW__X86
     if (avx2 && !soft) {
-        project_block_avx2(c, x, y, w);
+        if (kind == SINEW__BLOCK_RUN) {
+            project_run_avx2(c, x, y, w);
+        } else if (kind == SINEW__BLOCK_PAIRS) {
+            project_pairs_avx2(c, x, y, w);
+        } else {
+            project_block_avx2(c, x, y, w);
+        }
         return;
     }
 #endif
     (void)avx2;
+    (void)kind;
     project_block(c, f, lambda, x, y, w, inv_h2, soft);
 }
 
@@ -200,7 +284,8 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
         for (int b = blocks - 1; b >= 0; --b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2);
+                project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
+                                   block_free[b]);
                 continue;
             }
             const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
@@ -212,7 +297,8 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
         for (int b = 0; b < blocks; ++b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
-                project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2);
+                project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
+                                   block_free[b]);
                 continue;
             }
             const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;

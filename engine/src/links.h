@@ -27,8 +27,8 @@ typedef struct sinew__links {
     sinew__softness *soft;
     float *lambda;
     uint32_t *perm;         // shuffle order
-    uint8_t *block_free;    // per block of SINEW__LANES links (indexed k / lanes): 1 when the
-                            // block is full and its links share no particle that can move
+    uint8_t *block_free;    // per block of SINEW__LANES links (indexed k / lanes): a sinew__block_kind,
+                            // nonzero when the block is full and its links share no movable particle
 } sinew__links;
 
 // Places first .. first + count - 1 of Jacobi's layout: the links (i + r, i + offset + r) for
@@ -39,6 +39,10 @@ typedef struct sinew__run {
 
 // links.c: the kernels every kind stored as links runs (see sinew__links).
 #define SINEW__LANES 8
+// What a block of links is (sinew__links.block_free): links sharing a movable particle, or free,
+// and then how its particles lie, for the AVX2 kernels: anywhere (gathered), a run (link l joins
+// i0 + l and i0 + off + l, |off| >= 8), or pairs (link l joins i0 + 2l and i0 + 2l + 1).
+enum sinew__block_kind { SINEW__BLOCK_SHARED = 0, SINEW__BLOCK_FREE = 1, SINEW__BLOCK_RUN = 2, SINEW__BLOCK_PAIRS = 3 };
 void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
 // Jacobi: adds each link's correction, times omega / max(n_i, n_j), to both ends' sums.
 void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega);
@@ -49,6 +53,8 @@ void sinew__links_error(const sinew_world *world, const sinew__links *l, float *
 void sinew__links_begin_substep(sinew__links *l);
 // Whether the soft kernels run: some link is soft, or lambda is kept for the forces.
 static inline bool sinew__links_soft(const sinew__links *l) { return l->soft_count > 0 || l->keep_lambda; }
+// True when the SINEW__LANES links from c share no particle that can move (weight > 0).
+bool sinew__links_block_is_free(const sinew__distance *c, const float *w);
 // Recomputes the block flag of the block holding link k; or of every block.
 void sinew__links_refresh_block(const sinew_world *world, sinew__links *l, int k);
 void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *l);
