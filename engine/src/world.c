@@ -109,7 +109,9 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     w->skip_linked_pairs = def.skip_linked_pairs;
 #if SINEW__X86
     __builtin_cpu_init();
-    w->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    // SINEW_PORTABLE in the environment: the portable kernels, for measuring them (the results are
+    // the same to the bit either way).
+    w->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && getenv("SINEW_PORTABLE") == NULL;
 #endif
     if (sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
         sinew__distances_reserve(w, def.constraint_capacity) != SINEW_OK ||
