@@ -220,16 +220,6 @@ static dv cone_closest(const ik3_lim *l, dv d)
     return c;
 }
 
-// The nearest angle of [lo, hi] to t on the circle (t in [-pi, pi]).
-static double nearest_twist(double t, double lo, double hi)
-{
-    if (t >= lo && t <= hi) {
-        return t;
-    }
-    const double dlo = fabs(remainder(t - lo, 2.0 * SINEW_PI)), dhi = fabs(remainder(t - hi, 2.0 * SINEW_PI));
-    return dlo <= dhi ? lo : hi;
-}
-
 // True when the twist of q is in the limit's range, to `margin` (about half the angle): the twist's
 // half angle h = atan2(x, w), w >= 0, against the range's half angles a by the sign of sin(h - a).
 static bool twist_inside(const ik3_lim *l, dq q, double margin)
@@ -238,27 +228,75 @@ static bool twist_inside(const ik3_lim *l, dq q, double margin)
     return x * l->twist_half[0] - w * l->twist_half[1] >= margin && w * l->twist_half[3] - x * l->twist_half[2] >= margin;
 }
 
-// q (local, unit) projected into link limits (NULL: none): the direction onto the cone by the
-// minimal rotation, then the twist clamped.
-static dq limit_rotation(const ik3_lim *l, dq q)
+// cone_inside with no margin, first by the inscribed cap (one dot product) and only then edge by edge.
+static inline bool cone_inside_quick(const ik3_lim *l, dv d)
 {
-    if (l == NULL) {
-        return q;
+    return vdot(from_a(l->center), d) >= l->cap_cos || cone_inside(l, d, 0.0);
+}
+
+// The rotation from unit a toward unit b, (a x b, 1 + a . b), NOT normalised (length
+// sqrt(2 (1 + a . b))); false when they are (nearly) opposite, where qfrom_to takes a half turn.
+static inline bool qfrom_to_raw(dv a, dv b, dq *r)
+{
+    const double w = 1.0 + vdot(a, b);
+    const dv c = vcross(a, b);
+    *r = q4(c.x, c.y, c.z, w);
+    return w >= 1e-12;
+}
+
+// The twist of unit q clamped into the limit's range: q turned about its own +x onto the nearest
+// bound when outside. Without trigonometry: with (x, w) the twist's half angle h (w >= 0) and a, b
+// the range's half angles, the bound nearer on the circle is the one with the larger cos^2 of the
+// half-angle difference, and the turn by (bound - twist) has half angle (a - h), whose cosine and
+// sine come from the products of the two. A twist at (x, w) = 0 counts as 0, as twist_of says.
+static dq clamp_twist(const ik3_lim *l, dq q)
+{
+    double x = q.x, w = q.w;
+    if (w < 0.0) {
+        x = -x;
+        w = -w;
     }
-    if (l->cone_count > 0) {
-        const dv d = qaxis(q);
-        if (!cone_inside(l, d, 0.0)) {
-            q = qnormalize(qmul(qfrom_to(d, cone_closest(l, d)), q));
+    double m2 = x * x + w * w;
+    if (!(m2 > 0.0)) {
+        x = 0.0; // twist 0
+        w = 1.0;
+        m2 = 1.0;
+    }
+    const double clo = l->twist_half[0], slo = l->twist_half[1], chi = l->twist_half[2], shi = l->twist_half[3];
+    const double dlo = w * clo + x * slo, dhi = w * chi + x * shi; // |(x, w)| cos of h - a, h - b
+    const bool lo = dlo * dlo >= dhi * dhi;
+    const double c = lo ? clo : chi, sn = lo ? slo : shi;
+    const double inv = 1.0 / sqrt(m2);
+    const double rx = (sn * w - c * x) * inv, rw = (c * w + sn * x) * inv; // sin, cos of (bound - h)
+    // q * (rx, 0, 0, rw)
+    return qnormalize(q4(q.x * rw + q.w * rx, q.y * rw + q.z * rx, q.z * rw - q.y * rx, q.w * rw - q.x * rx));
+}
+
+// q (local, unit) projected into link limits (NULL: none): the direction onto the cone by the
+// minimal rotation, then the twist clamped. *changed (when not NULL) tells whether it moved.
+static dq limit_rotation_ex(const ik3_lim *l, dq q, bool *changed)
+{
+    bool moved = false;
+    if (l != NULL) {
+        if (l->cone_count > 0) {
+            const dv d = qaxis(q);
+            if (!cone_inside_quick(l, d)) {
+                q = qnormalize(qmul(qfrom_to(d, cone_closest(l, d)), q));
+                moved = true;
+            }
+        }
+        if (l->twist_limited && !twist_inside(l, q, 0.0)) {
+            q = clamp_twist(l, q);
+            moved = true;
         }
     }
-    if (l->twist_limited && !twist_inside(l, q, 0.0)) {
-        const double t = twist_of(q), c = nearest_twist(t, l->twist_min, l->twist_max);
-        if (c != t) {
-            q = qnormalize(qmul(q, qaxis_angle(v3(1.0, 0.0, 0.0), c - t)));
-        }
+    if (changed != NULL) {
+        *changed = moved;
     }
     return q;
 }
+
+static dq limit_rotation(const ik3_lim *l, dq q) { return limit_rotation_ex(l, q, NULL); }
 
 // ---- kinematics ---------------------------------------------------------------------------------
 
@@ -290,6 +328,10 @@ static void report(const sinew_ik3_def *def, const ik3_work *w, int iteration)
 // the target, scaled by its flexibility (when `flexible`), then projected into its limits. Only the
 // end effector is carried along during the sweep (the joints and frames nearer the base do not move
 // until their turn); forward kinematics rebuilds the rest at the end. Needs w->w and w->p current.
+// The aiming rotation is made in the world, (a x b, |a||b| + a . b) for the end effector's and
+// the target's offsets a and b, and taken into the parent's frame by turning its axis only. When
+// neither its scaling nor the limits changed it, the end effector lands on the line to the target
+// at its old distance from the joint, with no rotation to apply.
 static void ccd_sweep(ik3_work *w, bool flexible)
 {
     const int n = w->n;
@@ -301,18 +343,32 @@ static void ccd_sweep(ik3_work *w, bool flexible)
         }
         const dq parent = k > 0 ? w->w[k - 1] : w->base_rot;
         const dv a = vsub(e, w->p[k]), b = vsub(w->target, w->p[k]);
-        const double la = vlen(a), lb = vlen(b);
-        if (!(la > 1e-12) || !(lb > 1e-12)) {
+        const double la2 = vdot(a, a), lb2 = vdot(b, b);
+        if (!(la2 > 1e-24) || !(lb2 > 1e-24)) {
             continue;
         }
-        // The aiming rotation in the parent's frame.
-        const dv al = qrot_inv(parent, vscale(a, 1.0 / la)), bl = qrot_inv(parent, vscale(b, 1.0 / lb));
-        const dq r = qscale_angle(qfrom_to(al, bl), f);
-        dq qn = qnormalize(qmul(r, w->q[k]));
-        qn = limit_rotation(w->lim[k], qn);
-        // What the link really turned by, in the parent's frame, carries the end effector.
-        const dq delta = qmul(qn, qconj(w->q[k]));
-        e = vadd(w->p[k], qrot(parent, qrot(delta, qrot_inv(parent, a))));
+        const double lab = sqrt(la2 * lb2), ww = lab + vdot(a, b);
+        dq r;
+        if (ww >= 1e-12 * lab) {
+            const dv c = qrot_inv(parent, vcross(a, b));
+            r = q4(c.x, c.y, c.z, ww); // |r| = sqrt(2 lab ww): normalised with the product below
+        } else { // opposite: a half turn, as qfrom_to
+            const double la = sqrt(la2), lb = sqrt(lb2);
+            r = qfrom_to(qrot_inv(parent, vscale(a, 1.0 / la)), qrot_inv(parent, vscale(b, 1.0 / lb)));
+        }
+        const bool scaled = f != 1.0;
+        if (scaled) {
+            r = qscale_angle(qnormalize(r), f);
+        }
+        bool limited = false;
+        dq qn = limit_rotation_ex(w->lim[k], qnormalize(qmul(r, w->q[k])), &limited);
+        if (!scaled && !limited) {
+            e = vmadd(w->p[k], sqrt(la2 / lb2), b);
+        } else {
+            // What the link really turned by, in the parent's frame, carries the end effector.
+            const dq delta = qmul(qn, qconj(w->q[k]));
+            e = vadd(w->p[k], qrot(parent, qrot(delta, qrot_inv(parent, a))));
+        }
         w->q[k] = qn;
     }
     forward_kinematics(w);
@@ -323,6 +379,10 @@ static void ccd_sweep(ik3_work *w, bool flexible)
 // k + 1 has a cone, turned so that the child's direction is inside it. Forward: the base in place,
 // each link's local rotation turned (minimally) to the direction of its next joint, projected into
 // its limits; the joints follow exactly (forward kinematics).
+// The child's direction in link k's carried frame, W_k^-1 R^-1 b with R the minimal rotation from
+// the old direction o to the new u, is made without forming R: R is the reflection across the
+// plane normal to o followed by the one normal to s = o + u, so R^-1 b = H_o(H_s(b)), with
+// H_s(v) = v - (v . s) s / (1 + o . u).
 static void fabrik_iteration(ik3_work *w)
 {
     const int n = w->n;
@@ -334,11 +394,21 @@ static void fabrik_iteration(ik3_work *w)
         dv u = unit_or(vsub(p[k + 1], p[k]), old);
         if (k + 1 < n && w->lim[k + 1] != NULL && w->lim[k + 1]->cone_count > 0) {
             const ik3_lim *l = w->lim[k + 1];
-            dq frame = qmul(qfrom_to(old, u), w->w[k]);
-            const dv c0 = qrot_inv(frame, b);
-            if (!cone_inside(l, c0, 0.0)) {
-                frame = qmul(frame, qconj(qfrom_to(c0, cone_closest(l, c0))));
-                u = qaxis(frame);
+            const double ou = 1.0 + vdot(old, u);
+            bool inside = false;
+            if (ou >= 1e-6) {
+                const dv sv = vadd(old, u);
+                const dv v1 = vmadd(b, -vdot(b, sv) / ou, sv);
+                const dv v2 = vmadd(v1, -2.0 * vdot(v1, old), old);
+                inside = cone_inside_quick(l, qrot_inv(w->w[k], v2));
+            }
+            if (!inside) {
+                dq frame = qmul(qfrom_to(old, u), w->w[k]);
+                const dv c0 = qrot_inv(frame, b);
+                if (!cone_inside(l, c0, 0.0)) {
+                    frame = qmul(frame, qconj(qfrom_to(c0, cone_closest(l, c0))));
+                    u = qaxis(frame);
+                }
             }
         }
         p[k] = vmadd(p[k + 1], -w->len[k], u);
@@ -350,7 +420,11 @@ static void fabrik_iteration(ik3_work *w)
         const dv d_old = qaxis(w->q[k]);
         const dv u = unit_or(vsub(p[k + 1], p[k]), qaxis(w->w[k]));
         const dv d = qrot_inv(parent, u);
-        dq q = qnormalize(qmul(qfrom_to(d_old, d), w->q[k]));
+        dq r;
+        if (!qfrom_to_raw(d_old, d, &r)) {
+            r = qfrom_to(d_old, d);
+        }
+        dq q = qnormalize(qmul(r, w->q[k]));
         q = limit_rotation(w->lim[k], q);
         w->q[k] = q;
         w->w[k] = qmul(parent, q);
@@ -578,6 +652,14 @@ static bool prepare_cone(ik3_lim *l, const sinew_vec3 *corners, int m)
     l->center[0] = c.x;
     l->center[1] = c.y;
     l->center[2] = c.z;
+    // The cap around the center inside every edge plane: its angular radius is asin of the least
+    // n_i . c (the center's angular distance from the nearest edge's great circle). A direction
+    // within it, by cos plus a margin far above double rounding, passes every edge-plane test.
+    double s = 1.0;
+    for (int i = 0; i < m; ++i) {
+        s = fmin(s, vdot(nn[i], c));
+    }
+    l->cap_cos = s > 0.0 ? sqrt(fmax(0.0, 1.0 - s * s)) + 1e-9 : 2.0;
     return cone_inside(l, c, IK3_CONE_EPS);
 }
 
@@ -603,6 +685,7 @@ sinew_status sinew_ik3_limit_init(const sinew_ik3_limit_def *def, sinew_ik3_limi
     }
     ik3_lim l;
     memset(&l, 0, sizeof l);
+    l.cap_cos = 2.0; // no cone: the quick test never passes (and is never asked)
     if (def->cone_count > 0 && !prepare_cone(&l, def->cone, def->cone_count)) {
         return SINEW_ERR_OUT_OF_RANGE;
     }
