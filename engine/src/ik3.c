@@ -41,6 +41,10 @@
 #define IK3_STALL_HORIZON 128.0
 #define IK3_KICK0 0.25
 #define IK3_KICK_GROWTH 1.5
+// The aim's extrapolation (next_extrapolation): the fraction of the estimated landing extrapolation
+// taken, and its most (in residuals past the target).
+#define IK3_EXTRAPOLATION_SAFETY 0.75
+#define IK3_EXTRAPOLATION_MAX 8.0
 
 typedef struct dv {
     double x, y, z;
@@ -332,7 +336,7 @@ static void report(const sinew_ik3_def *def, const ik3_work *w, int iteration)
 // the target's offsets a and b, and taken into the parent's frame by turning its axis only. When
 // neither its scaling nor the limits changed it, the end effector lands on the line to the target
 // at its old distance from the joint, with no rotation to apply.
-static void ccd_sweep(ik3_work *w, bool flexible)
+static void ccd_sweep(ik3_work *w, bool flexible, dv aim)
 {
     const int n = w->n;
     dv e = w->p[n];
@@ -342,7 +346,7 @@ static void ccd_sweep(ik3_work *w, bool flexible)
             continue;
         }
         const dq parent = k > 0 ? w->w[k - 1] : w->base_rot;
-        const dv a = vsub(e, w->p[k]), b = vsub(w->target, w->p[k]);
+        const dv a = vsub(e, w->p[k]), b = vsub(aim, w->p[k]);
         const double la2 = vdot(a, a), lb2 = vdot(b, b);
         if (!(la2 > 1e-24) || !(lb2 > 1e-24)) {
             continue;
@@ -383,12 +387,12 @@ static void ccd_sweep(ik3_work *w, bool flexible)
 // the old direction o to the new u, is made without forming R: R is the reflection across the
 // plane normal to o followed by the one normal to s = o + u, so R^-1 b = H_o(H_s(b)), with
 // H_s(v) = v - (v . s) s / (1 + o . u).
-static void fabrik_iteration(ik3_work *w)
+static void fabrik_iteration(ik3_work *w, dv aim)
 {
     const int n = w->n;
     dv *p = w->p;
     dv b = qaxis(w->w[n - 1]); // direction of the link placed last
-    p[n] = w->target;
+    p[n] = aim;
     for (int k = n - 1; k >= 0; --k) {
         const dv old = qaxis(w->w[k]);
         dv u = unit_or(vsub(p[k + 1], p[k]), old);
@@ -504,6 +508,25 @@ static void escape(ik3_work *w, uint64_t *rng, double kick)
     forward_kinematics(w);
 }
 
+// The extrapolation of the aim for the next iteration. An iteration aimed at a + beta (t - e) from
+// an end effector e that leaves a fraction rho of its residual t - e (a contraction, as FABRIK and
+// CCD are when they converge linearly) leaves 1 - (1 - rho)(1 + beta) of it: an aim past the
+// target by rho / (1 - rho) residuals would land on it. rho is estimated from the iteration just
+// run, whose residual went from r0 to r1 (the signed ratio along r0, sigma, is 1 - (1 - rho)(1 +
+// beta)), and only trusted when the residual shrank and kept its direction (within 25 degrees);
+// the next beta is IK3_EXTRAPOLATION_SAFETY of the landing one, at most IK3_EXTRAPOLATION_MAX;
+// otherwise 0 (a plain iteration). The fixed point is the same: the aim is the target once e is.
+static double next_extrapolation(const ik3_work *w, dv r0, double beta, double before, double e)
+{
+    const dv r1 = vsub(w->target, w->p[w->n]);
+    const double n0 = vdot(r0, r0), d01 = vdot(r0, r1);
+    if (!(e < before) || !(d01 > 0.9 * sqrt(n0) * e)) {
+        return 0.0;
+    }
+    const double rho = (d01 / n0 + beta) / (1.0 + beta);
+    return rho < 1.0 ? fmin(IK3_EXTRAPOLATION_MAX, IK3_EXTRAPOLATION_SAFETY * rho / (1.0 - rho)) : 0.0;
+}
+
 // Runs CCD or FABRIK from the pose in w (forward kinematics done, end effector `e` from the target)
 // until `tol` or `budget` iterations, escaping local minima; leaves the best pose in w and its
 // distance in *best_out. `first` numbers the iterations for on_iteration. Returns the iterations run.
@@ -519,22 +542,26 @@ static int iterate(const sinew_ik3_def *def, ik3_work *w, double e, double tol, 
     int since_restart = 0, escapes = 0, iterations = 0;
     bool mixed = false;
     uint64_t rng = 0x5eed1c3ull;
+    double beta = 0.0; // the aim's extrapolation (IK3_EXTRAPOLATION_*)
     for (int it = 1; it <= budget && !(best_e <= tol); ++it) {
+        const dv r0 = vsub(w->target, w->p[w->n]);
+        const dv aim = vmadd(w->target, beta, r0);
+        const double before = e;
         if (def->method == SINEW_IK3_FABRIK) {
-            const double before = e;
-            fabrik_iteration(w);
+            fabrik_iteration(w, aim);
             e = end_distance(w);
             if (w->limited && !(e < 0.9 * before)) {
-                ccd_sweep(w, false);
+                ccd_sweep(w, false, w->target);
                 e = end_distance(w);
             }
         } else {
-            ccd_sweep(w, true);
+            ccd_sweep(w, true, aim);
             if (mixed) {
-                fabrik_iteration(w);
+                fabrik_iteration(w, w->target);
             }
             e = end_distance(w);
         }
+        beta = next_extrapolation(w, r0, beta, before, e);
         iterations = it;
         if (def->on_iteration != NULL) {
             report(def, w, first + it);
@@ -559,6 +586,7 @@ static int iterate(const sinew_ik3_def *def, ik3_work *w, double e, double tol, 
         // what is still slow after that, or stuck, escapes.
         if (slow && def->method == SINEW_IK3_CCD && !mixed) {
             mixed = true;
+            beta = 0.0;
             since_restart = 0;
             continue;
         }
@@ -568,6 +596,7 @@ static int iterate(const sinew_ik3_def *def, ik3_work *w, double e, double tol, 
             }
             escape(w, &rng, fmin(SINEW_PI, IK3_KICK0 * pow(IK3_KICK_GROWTH, escapes)));
             e = end_distance(w);
+            beta = 0.0;
             ++escapes;
             since_restart = 0;
             if (e < best_e) {
