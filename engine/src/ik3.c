@@ -272,13 +272,33 @@ static dq clamp_twist(const ik3_lim *l, dq q)
     const double c = lo ? clo : chi, sn = lo ? slo : shi;
     const double inv = 1.0 / sqrt(m2);
     const double rx = (sn * w - c * x) * inv, rw = (c * w + sn * x) * inv; // sin, cos of (bound - h)
-    // q * (rx, 0, 0, rw)
-    return qnormalize(q4(q.x * rw + q.w * rx, q.y * rw + q.z * rx, q.z * rw - q.y * rx, q.w * rw - q.x * rx));
+    // q * (rx, 0, 0, rw), both unit
+    return q4(q.x * rw + q.w * rx, q.y * rw + q.z * rx, q.z * rw - q.y * rx, q.w * rw - q.x * rx);
 }
 
 // q (local, unit) projected into link limits (NULL: none): the direction onto the cone by the
 // minimal rotation, then the twist clamped. *changed (when not NULL) tells whether it moved.
-static dq limit_rotation_ex(const ik3_lim *l, dq q, bool *changed)
+static dq limit_rotation_ex(const ik3_lim *l, dq q, bool *changed);
+
+// True when q is surely inside the limits: its direction in the cone's inscribed cap, its twist in
+// range. Small enough to inline in the passes, where most rotations pass it.
+static inline bool limits_hold_quick(const ik3_lim *l, dq q)
+{
+    return l == NULL || ((l->cone_count == 0 || vdot(from_a(l->center), qaxis(q)) >= l->cap_cos) &&
+                         (!l->twist_limited || twist_inside(l, q, 0.0)));
+}
+
+// limit_rotation_ex after the inlined quick test.
+static inline dq limit_rotation_fast(const ik3_lim *l, dq q, bool *changed)
+{
+    if (limits_hold_quick(l, q)) {
+        *changed = false;
+        return q;
+    }
+    return limit_rotation_ex(l, q, changed);
+}
+
+__attribute__((noinline)) static dq limit_rotation_ex(const ik3_lim *l, dq q, bool *changed)
 {
     bool moved = false;
     if (l != NULL) {
@@ -365,7 +385,7 @@ static void ccd_sweep(ik3_work *w, bool flexible, dv aim)
             r = qscale_angle(qnormalize(r), f);
         }
         bool limited = false;
-        dq qn = limit_rotation_ex(w->lim[k], qnormalize(qmul(r, w->q[k])), &limited);
+        dq qn = limit_rotation_fast(w->lim[k], qnormalize(qmul(r, w->q[k])), &limited);
         if (!scaled && !limited) {
             e = vmadd(w->p[k], sqrt(la2 / lb2), b);
         } else {
@@ -428,11 +448,22 @@ static void fabrik_iteration(ik3_work *w, dv aim)
         if (!qfrom_to_raw(d_old, d, &r)) {
             r = qfrom_to(d_old, d);
         }
-        dq q = qnormalize(qmul(r, w->q[k]));
-        q = limit_rotation(w->lim[k], q);
+        // The quick limit test on what is known before the normalisation: the new direction is d
+        // (unit), and the twist test's signs do not change with a positive scale.
+        const dq rq = qmul(r, w->q[k]);
+        const ik3_lim *l = w->lim[k];
+        bool limited = false;
+        dq q;
+        if (l == NULL || ((l->cone_count == 0 || vdot(from_a(l->center), d) >= l->cap_cos) &&
+                          (!l->twist_limited || twist_inside(l, rq, 0.0)))) {
+            q = qnormalize(rq);
+        } else {
+            q = limit_rotation_ex(l, qnormalize(rq), &limited);
+        }
         w->q[k] = q;
         w->w[k] = qmul(parent, q);
-        p[k + 1] = vmadd(p[k], w->len[k], qaxis(w->w[k]));
+        // Unlimited, the link points along u: the joint need not wait for the frame.
+        p[k + 1] = vmadd(p[k], w->len[k], limited ? qaxis(w->w[k]) : u);
         parent = w->w[k];
     }
 }
@@ -681,14 +712,16 @@ static bool prepare_cone(ik3_lim *l, const sinew_vec3 *corners, int m)
     l->center[0] = c.x;
     l->center[1] = c.y;
     l->center[2] = c.z;
-    // The cap around the center inside every edge plane: its angular radius is asin of the least
-    // n_i . c (the center's angular distance from the nearest edge's great circle). A direction
-    // within it, by cos plus a margin far above double rounding, passes every edge-plane test.
+    // The cap around the center inside every edge plane: its angular radius rho is asin of the
+    // least n_i . c = s (the center's angular distance from the nearest edge's great circle). A
+    // unit direction within rho - 1e-7 of the center, cos(rho - 1e-7) ~ sqrt(1 - s^2) + 1e-7 s, is
+    // at least 1e-7 rad inside every edge plane (n_i . d >= sin(1e-7)): far above double rounding,
+    // and above output_rotation's margin. s >= 1e-6 (the check below), so the cap is never empty.
     double s = 1.0;
     for (int i = 0; i < m; ++i) {
         s = fmin(s, vdot(nn[i], c));
     }
-    l->cap_cos = s > 0.0 ? sqrt(fmax(0.0, 1.0 - s * s)) + 1e-9 : 2.0;
+    l->cap_cos = s > 0.0 ? sqrt(fmax(0.0, 1.0 - s * s)) + 1e-7 * s : 2.0;
     return cone_inside(l, c, IK3_CONE_EPS);
 }
 
@@ -797,19 +830,23 @@ static sinew_status check_def(const sinew_ik3_def *def, const sinew_ik3_chain *c
 // double, is inside the limits by IK3_OUT_MARGIN: toward the cone's center, toward the middle of
 // the twist range, by a step that doubles from 1e-8 rad. A twist range narrower than twice the
 // margin cannot hold it: there the nearest float is kept.
-static sinew_quat output_rotation(const ik3_lim *l, dq q)
+// *normalized receives the answer normalised in double.
+static sinew_quat output_rotation(const ik3_lim *l, dq q, dq *normalized)
 {
     sinew_quat f = sinew_quat_make((float)q.x, (float)q.y, (float)q.z, (float)q.w);
     if (l == NULL || (l->cone_count == 0 && !l->twist_limited)) {
+        *normalized = qnormalize(qfrom_f(f));
         return f;
     }
     double step = 1e-8;
     for (int attempt = 0; attempt < 40; ++attempt, step *= 2.0) {
         const dq g = qnormalize(qfrom_f(f));
+        *normalized = g;
         bool ok = true;
         if (l->cone_count > 0) {
             const dv d = qaxis(g);
-            if (!cone_inside(l, d, IK3_OUT_MARGIN)) {
+            // In the inscribed cap, the direction is 1e-7 rad inside every edge: past the margin.
+            if (!(vdot(from_a(l->center), d) >= l->cap_cos) && !cone_inside(l, d, IK3_OUT_MARGIN)) {
                 ok = false;
                 const dv dd = qaxis(q);
                 const dv to = unit_or(vmadd(dd, step, from_a(l->center)), dd);
@@ -840,8 +877,9 @@ static double output(const ik3_work *w, sinew_quat *answer)
     dq parent = w->base_rot;
     dv p = w->base;
     for (int k = 0; k < w->n; ++k) {
-        answer[k] = output_rotation(w->lim[k], w->q[k]);
-        parent = qmul(parent, qnormalize(qfrom_f(answer[k])));
+        dq g;
+        answer[k] = output_rotation(w->lim[k], w->q[k], &g);
+        parent = qmul(parent, g);
         p = vmadd(p, w->len[k], qaxis(parent));
     }
     return vlen(vsub(p, w->target));

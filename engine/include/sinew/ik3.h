@@ -133,9 +133,10 @@ typedef struct sinew_ik3_limit {
     double unit[SINEW_IK3_MAX_CONE_VERTICES][3];     ///< unit corners
     double normal[SINEW_IK3_MAX_CONE_VERTICES][3];   ///< unit inward edge normals: corner i x corner i + 1
     double center[3];                                ///< unit sum of the corners, strictly inside
-    double cap_cos;                                  ///< a direction d with center . d >= cap_cos is
-                                                     ///< inside every edge plane (a cap inscribed in the
-                                                     ///< cone, for a quick test); > 1 without a cone
+    double cap_cos;                                  ///< a unit direction d with center . d >= cap_cos
+                                                     ///< is 1e-7 rad inside every edge plane (a cap
+                                                     ///< inscribed in the cone, for a quick test); 2
+                                                     ///< without a cone
     double twist_half[4];                            ///< cos, sin of twist_min / 2, then of twist_max / 2
     uint32_t check;                                  ///< set by sinew_ik3_limit_init
 } sinew_ik3_limit;
