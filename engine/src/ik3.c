@@ -280,19 +280,19 @@ static dq clamp_twist(const ik3_lim *l, dq q)
 // minimal rotation, then the twist clamped. *changed (when not NULL) tells whether it moved.
 static dq limit_rotation_ex(const ik3_lim *l, dq q, bool *changed);
 
-// True when q is surely inside the limits: its direction in the cone's inscribed cap, its twist in
-// range. Small enough to inline in the passes, where most rotations pass it.
-static inline bool limits_hold_quick(const ik3_lim *l, dq q)
-{
-    return l == NULL || ((l->cone_count == 0 || vdot(from_a(l->center), qaxis(q)) >= l->cap_cos) &&
-                         (!l->twist_limited || twist_inside(l, q, 0.0)));
-}
-
-// limit_rotation_ex after the inlined quick test.
+// limit_rotation_ex, with the common cases inlined: the direction in the cone's inscribed cap (no
+// projection), then at most a twist clamp.
 static inline dq limit_rotation_fast(const ik3_lim *l, dq q, bool *changed)
 {
-    if (limits_hold_quick(l, q)) {
-        *changed = false;
+    *changed = false;
+    if (l == NULL) {
+        return q;
+    }
+    if (l->cone_count == 0 || vdot(from_a(l->center), qaxis(q)) >= l->cap_cos) {
+        if (l->twist_limited && !twist_inside(l, q, 0.0)) {
+            *changed = true;
+            return clamp_twist(l, q);
+        }
         return q;
     }
     return limit_rotation_ex(l, q, changed);
@@ -320,7 +320,11 @@ __attribute__((noinline)) static dq limit_rotation_ex(const ik3_lim *l, dq q, bo
     return q;
 }
 
-static dq limit_rotation(const ik3_lim *l, dq q) { return limit_rotation_ex(l, q, NULL); }
+static dq limit_rotation(const ik3_lim *l, dq q)
+{
+    bool changed;
+    return limit_rotation_fast(l, q, &changed);
+}
 
 // ---- kinematics ---------------------------------------------------------------------------------
 
@@ -451,19 +455,22 @@ static void fabrik_iteration(ik3_work *w, dv aim)
         // The quick limit test on what is known before the normalisation: the new direction is d
         // (unit), and the twist test's signs do not change with a positive scale.
         const dq rq = qmul(r, w->q[k]);
+        // A twist clamp keeps the direction: only a cone projection moves the joint off u.
         const ik3_lim *l = w->lim[k];
-        bool limited = false;
+        bool turned = false;
         dq q;
-        if (l == NULL || ((l->cone_count == 0 || vdot(from_a(l->center), d) >= l->cap_cos) &&
-                          (!l->twist_limited || twist_inside(l, rq, 0.0)))) {
+        if (l == NULL || l->cone_count == 0 || vdot(from_a(l->center), d) >= l->cap_cos) {
             q = qnormalize(rq);
+            if (l != NULL && l->twist_limited && !twist_inside(l, rq, 0.0)) {
+                q = clamp_twist(l, q);
+            }
         } else {
-            q = limit_rotation_ex(l, qnormalize(rq), &limited);
+            q = limit_rotation_ex(l, qnormalize(rq), &turned);
         }
         w->q[k] = q;
         w->w[k] = qmul(parent, q);
-        // Unlimited, the link points along u: the joint need not wait for the frame.
-        p[k + 1] = vmadd(p[k], w->len[k], limited ? qaxis(w->w[k]) : u);
+        // Not turned by its cone, the link points along u: the joint need not wait for the frame.
+        p[k + 1] = vmadd(p[k], w->len[k], turned ? qaxis(w->w[k]) : u);
         parent = w->w[k];
     }
 }
