@@ -861,8 +861,17 @@ static sinew_quat output_rotation(const ik3_lim *l, dq q, dq *normalized)
             }
         }
         if (l->twist_limited && (double)l->twist_max - l->twist_min > 2.0 * IK3_OUT_MARGIN && !twist_inside(l, g, IK3_OUT_MARGIN)) {
-            const double t = twist_of(g);
-            if (!(t >= l->twist_min + IK3_OUT_MARGIN && t <= l->twist_max - IK3_OUT_MARGIN)) {
+            if (g.x * g.x + g.w * g.w >= 0.25) {
+                // The twist is well defined (the swing at most 120 degrees): turn about +x by step
+                // toward the range, with no angle computed (sin and cos of a tiny half step by
+                // their series, exact in double far beyond the step's own precision).
+                ok = false;
+                const double x = g.w < 0.0 ? -g.x : g.x, wabs = fabs(g.w);
+                const bool low = x * l->twist_half[0] - wabs * l->twist_half[1] < IK3_OUT_MARGIN; // at min
+                const double h = 0.5 * (low ? step : -step), h2 = h * h;
+                const double rx = h2 < 1e-6 ? h - h * h2 / 6.0 : sin(h), rw = h2 < 1e-6 ? 1.0 - 0.5 * h2 + h2 * h2 / 24.0 : cos(h);
+                q = qnormalize(q4(q.x * rw + q.w * rx, q.y * rw + q.z * rx, q.z * rw - q.y * rx, q.w * rw - q.x * rx));
+            } else if (!(twist_of(g) >= l->twist_min + IK3_OUT_MARGIN && twist_of(g) <= l->twist_max - IK3_OUT_MARGIN)) {
                 ok = false;
                 const double tq = twist_of(q), mid = 0.5 * ((double)l->twist_min + l->twist_max);
                 const double to = tq + (mid > tq ? step : -step);
