@@ -591,6 +591,61 @@ static void the_projection_is_the_closest_direction_of_the_boundary(void **state
     free(f);
 }
 
+// A start twist outside its range is clamped onto the bound nearest on the circle (across +-pi
+// too), keeping the direction: a one-link chain whose target is its own end effector, so only the
+// start pose's projection moves it (the solver clamps without angles; this checks it against them).
+static void a_twist_outside_its_range_goes_to_the_nearest_bound(void **state)
+{
+    (void)state;
+    uint64_t s = 4242;
+    int wrapped = 0;
+    for (int round = 0; round < 2000; ++round) {
+        const double a = uniform(&s, -PI, PI), b = uniform(&s, -PI, PI);
+        sinew_ik3_limit_def ld = sinew_default_ik3_limit_def();
+        ld.twist_limited = true;
+        ld.twist_min = (float)fmin(a, b);
+        ld.twist_max = (float)fmax(a, b);
+        if (ld.twist_max - ld.twist_min < 0.01f) {
+            continue;
+        }
+        sinew_ik3_limit lim;
+        assert_int_equal(sinew_ik3_limit_init(&ld, &lim), SINEW_OK);
+        double t;
+        do {
+            t = uniform(&s, -PI + 1e-3, PI - 1e-3);
+        } while (t >= ld.twist_min - 1e-3 && t <= ld.twist_max + 1e-3);
+        const double dlo = fabs(remainder(t - ld.twist_min, 2.0 * PI)), dhi = fabs(remainder(t - ld.twist_max, 2.0 * PI));
+        if (fabs(dlo - dhi) < 1e-4) {
+            continue; // too close to call in float
+        }
+        const double want = dlo < dhi ? ld.twist_min : ld.twist_max;
+        wrapped += fabs(t - want) > PI;
+        const d3 d = unit3(add3(mk(1.0, 0.0, 0.0), scale3(random_unit(&s), 0.9)));
+        sinew_ik3_link link = sinew_default_ik3_link();
+        link.limit = &lim;
+        link.rotation = swing_twist(d, t);
+        sinew_ik3_chain chain = {1, &link, sinew_vec3_make(0, 0, 0), sinew_quat_identity()};
+        const sinew_vec3 target = end_effector(&chain);
+        for (int method = 0; method < 2; ++method) {
+            sinew_ik3_link start = link;
+            sinew_ik3_def def = sinew_default_ik3_def();
+            def.method = (sinew_ik3_method)method;
+            sinew_ik3_result r;
+            assert_int_equal(sinew_ik3_solve(&def, &chain, target, &r), SINEW_OK);
+            const double got = twist_of(link.rotation);
+            if (!(fabs(got - want) < 1e-5)) {
+                fail_msg("%s, round %d: twist %.6f in [%.6f, %.6f] went to %.6f, not %.6f", method_name[method], round, t,
+                         (double)ld.twist_min, (double)ld.twist_max, got, want);
+            }
+            assert_true(dot3(direction_of(link.rotation), d) > 1.0 - 1e-9);
+            assert_limits_hold(&chain, method_name[method], round);
+            link = start;
+        }
+    }
+    print_message("    twists clamped to the nearest bound, %d of them across +-pi\n", wrapped);
+    assert_true(wrapped > 50);
+}
+
 // ---- reach ----------------------------------------------------------------------------------------
 
 // Targets made from random poses inside the limits, cold start (identity rotations), 1000
@@ -911,6 +966,7 @@ int main(void)
         cmocka_unit_test(bad_input_is_refused_and_the_chain_is_unchanged),
         cmocka_unit_test(limits_hold_exactly_after_every_method),
         cmocka_unit_test(the_projection_is_the_closest_direction_of_the_boundary),
+        cmocka_unit_test(a_twist_outside_its_range_goes_to_the_nearest_bound),
         cmocka_unit_test(ccd_and_fabrik_reach_targets_from_poses_inside_the_limits),
         cmocka_unit_test(a_fifteen_link_arm_follows_a_moving_target_smoothly),
         cmocka_unit_test(two_bone_reaches_and_bends_toward_the_pole),

@@ -41,6 +41,10 @@
 #define IK3_STALL_HORIZON 128.0
 #define IK3_KICK0 0.25
 #define IK3_KICK_GROWTH 1.5
+// The aim's extrapolation (next_extrapolation): the fraction of the estimated landing extrapolation
+// taken, and its most (in residuals past the target).
+#define IK3_EXTRAPOLATION_SAFETY 0.75
+#define IK3_EXTRAPOLATION_MAX 8.0
 
 typedef struct dv {
     double x, y, z;
@@ -220,16 +224,6 @@ static dv cone_closest(const ik3_lim *l, dv d)
     return c;
 }
 
-// The nearest angle of [lo, hi] to t on the circle (t in [-pi, pi]).
-static double nearest_twist(double t, double lo, double hi)
-{
-    if (t >= lo && t <= hi) {
-        return t;
-    }
-    const double dlo = fabs(remainder(t - lo, 2.0 * SINEW_PI)), dhi = fabs(remainder(t - hi, 2.0 * SINEW_PI));
-    return dlo <= dhi ? lo : hi;
-}
-
 // True when the twist of q is in the limit's range, to `margin` (about half the angle): the twist's
 // half angle h = atan2(x, w), w >= 0, against the range's half angles a by the sign of sin(h - a).
 static bool twist_inside(const ik3_lim *l, dq q, double margin)
@@ -238,26 +232,98 @@ static bool twist_inside(const ik3_lim *l, dq q, double margin)
     return x * l->twist_half[0] - w * l->twist_half[1] >= margin && w * l->twist_half[3] - x * l->twist_half[2] >= margin;
 }
 
-// q (local, unit) projected into link limits (NULL: none): the direction onto the cone by the
-// minimal rotation, then the twist clamped.
-static dq limit_rotation(const ik3_lim *l, dq q)
+// cone_inside with no margin, first by the inscribed cap (one dot product) and only then edge by edge.
+static inline bool cone_inside_quick(const ik3_lim *l, dv d)
 {
+    return vdot(from_a(l->center), d) >= l->cap_cos || cone_inside(l, d, 0.0);
+}
+
+// The rotation from unit a toward unit b, (a x b, 1 + a . b), NOT normalised (length
+// sqrt(2 (1 + a . b))); false when they are (nearly) opposite, where qfrom_to takes a half turn.
+static inline bool qfrom_to_raw(dv a, dv b, dq *r)
+{
+    const double w = 1.0 + vdot(a, b);
+    const dv c = vcross(a, b);
+    *r = q4(c.x, c.y, c.z, w);
+    return w >= 1e-12;
+}
+
+// The twist of unit q clamped into the limit's range: q turned about its own +x onto the nearest
+// bound when outside. Without trigonometry: with (x, w) the twist's half angle h (w >= 0) and a, b
+// the range's half angles, the bound nearer on the circle is the one with the larger cos^2 of the
+// half-angle difference, and the turn by (bound - twist) has half angle (a - h), whose cosine and
+// sine come from the products of the two. A twist at (x, w) = 0 counts as 0, as twist_of says.
+static dq clamp_twist(const ik3_lim *l, dq q)
+{
+    double x = q.x, w = q.w;
+    if (w < 0.0) {
+        x = -x;
+        w = -w;
+    }
+    double m2 = x * x + w * w;
+    if (!(m2 > 0.0)) {
+        x = 0.0; // twist 0
+        w = 1.0;
+        m2 = 1.0;
+    }
+    const double clo = l->twist_half[0], slo = l->twist_half[1], chi = l->twist_half[2], shi = l->twist_half[3];
+    const double dlo = w * clo + x * slo, dhi = w * chi + x * shi; // |(x, w)| cos of h - a, h - b
+    const bool lo = dlo * dlo >= dhi * dhi;
+    const double c = lo ? clo : chi, sn = lo ? slo : shi;
+    const double inv = 1.0 / sqrt(m2);
+    const double rx = (sn * w - c * x) * inv, rw = (c * w + sn * x) * inv; // sin, cos of (bound - h)
+    // q * (rx, 0, 0, rw), both unit
+    return q4(q.x * rw + q.w * rx, q.y * rw + q.z * rx, q.z * rw - q.y * rx, q.w * rw - q.x * rx);
+}
+
+// q (local, unit) projected into link limits (NULL: none): the direction onto the cone by the
+// minimal rotation, then the twist clamped. *changed (when not NULL) tells whether it moved.
+static dq limit_rotation_ex(const ik3_lim *l, dq q, bool *changed);
+
+// limit_rotation_ex, with the common cases inlined: the direction in the cone's inscribed cap (no
+// projection), then at most a twist clamp.
+static inline dq limit_rotation_fast(const ik3_lim *l, dq q, bool *changed)
+{
+    *changed = false;
     if (l == NULL) {
         return q;
     }
-    if (l->cone_count > 0) {
-        const dv d = qaxis(q);
-        if (!cone_inside(l, d, 0.0)) {
-            q = qnormalize(qmul(qfrom_to(d, cone_closest(l, d)), q));
+    if (l->cone_count == 0 || vdot(from_a(l->center), qaxis(q)) >= l->cap_cos) {
+        if (l->twist_limited && !twist_inside(l, q, 0.0)) {
+            *changed = true;
+            return clamp_twist(l, q);
+        }
+        return q;
+    }
+    return limit_rotation_ex(l, q, changed);
+}
+
+__attribute__((noinline)) static dq limit_rotation_ex(const ik3_lim *l, dq q, bool *changed)
+{
+    bool moved = false;
+    if (l != NULL) {
+        if (l->cone_count > 0) {
+            const dv d = qaxis(q);
+            if (!cone_inside_quick(l, d)) {
+                q = qnormalize(qmul(qfrom_to(d, cone_closest(l, d)), q));
+                moved = true;
+            }
+        }
+        if (l->twist_limited && !twist_inside(l, q, 0.0)) {
+            q = clamp_twist(l, q);
+            moved = true;
         }
     }
-    if (l->twist_limited && !twist_inside(l, q, 0.0)) {
-        const double t = twist_of(q), c = nearest_twist(t, l->twist_min, l->twist_max);
-        if (c != t) {
-            q = qnormalize(qmul(q, qaxis_angle(v3(1.0, 0.0, 0.0), c - t)));
-        }
+    if (changed != NULL) {
+        *changed = moved;
     }
     return q;
+}
+
+static dq limit_rotation(const ik3_lim *l, dq q)
+{
+    bool changed;
+    return limit_rotation_fast(l, q, &changed);
 }
 
 // ---- kinematics ---------------------------------------------------------------------------------
@@ -290,7 +356,11 @@ static void report(const sinew_ik3_def *def, const ik3_work *w, int iteration)
 // the target, scaled by its flexibility (when `flexible`), then projected into its limits. Only the
 // end effector is carried along during the sweep (the joints and frames nearer the base do not move
 // until their turn); forward kinematics rebuilds the rest at the end. Needs w->w and w->p current.
-static void ccd_sweep(ik3_work *w, bool flexible)
+// The aiming rotation is made in the world, (a x b, |a||b| + a . b) for the end effector's and
+// the target's offsets a and b, and taken into the parent's frame by turning its axis only. When
+// neither its scaling nor the limits changed it, the end effector lands on the line to the target
+// at its old distance from the joint, with no rotation to apply.
+static void ccd_sweep(ik3_work *w, bool flexible, dv aim)
 {
     const int n = w->n;
     dv e = w->p[n];
@@ -300,19 +370,33 @@ static void ccd_sweep(ik3_work *w, bool flexible)
             continue;
         }
         const dq parent = k > 0 ? w->w[k - 1] : w->base_rot;
-        const dv a = vsub(e, w->p[k]), b = vsub(w->target, w->p[k]);
-        const double la = vlen(a), lb = vlen(b);
-        if (!(la > 1e-12) || !(lb > 1e-12)) {
+        const dv a = vsub(e, w->p[k]), b = vsub(aim, w->p[k]);
+        const double la2 = vdot(a, a), lb2 = vdot(b, b);
+        if (!(la2 > 1e-24) || !(lb2 > 1e-24)) {
             continue;
         }
-        // The aiming rotation in the parent's frame.
-        const dv al = qrot_inv(parent, vscale(a, 1.0 / la)), bl = qrot_inv(parent, vscale(b, 1.0 / lb));
-        const dq r = qscale_angle(qfrom_to(al, bl), f);
-        dq qn = qnormalize(qmul(r, w->q[k]));
-        qn = limit_rotation(w->lim[k], qn);
-        // What the link really turned by, in the parent's frame, carries the end effector.
-        const dq delta = qmul(qn, qconj(w->q[k]));
-        e = vadd(w->p[k], qrot(parent, qrot(delta, qrot_inv(parent, a))));
+        const double lab = sqrt(la2 * lb2), ww = lab + vdot(a, b);
+        dq r;
+        if (ww >= 1e-12 * lab) {
+            const dv c = qrot_inv(parent, vcross(a, b));
+            r = q4(c.x, c.y, c.z, ww); // |r| = sqrt(2 lab ww): normalised with the product below
+        } else { // opposite: a half turn, as qfrom_to
+            const double la = sqrt(la2), lb = sqrt(lb2);
+            r = qfrom_to(qrot_inv(parent, vscale(a, 1.0 / la)), qrot_inv(parent, vscale(b, 1.0 / lb)));
+        }
+        const bool scaled = f != 1.0;
+        if (scaled) {
+            r = qscale_angle(qnormalize(r), f);
+        }
+        bool limited = false;
+        dq qn = limit_rotation_fast(w->lim[k], qnormalize(qmul(r, w->q[k])), &limited);
+        if (!scaled && !limited) {
+            e = vmadd(w->p[k], sqrt(la2 / lb2), b);
+        } else {
+            // What the link really turned by, in the parent's frame, carries the end effector.
+            const dq delta = qmul(qn, qconj(w->q[k]));
+            e = vadd(w->p[k], qrot(parent, qrot(delta, qrot_inv(parent, a))));
+        }
         w->q[k] = qn;
     }
     forward_kinematics(w);
@@ -323,22 +407,36 @@ static void ccd_sweep(ik3_work *w, bool flexible)
 // k + 1 has a cone, turned so that the child's direction is inside it. Forward: the base in place,
 // each link's local rotation turned (minimally) to the direction of its next joint, projected into
 // its limits; the joints follow exactly (forward kinematics).
-static void fabrik_iteration(ik3_work *w)
+// The child's direction in link k's carried frame, W_k^-1 R^-1 b with R the minimal rotation from
+// the old direction o to the new u, is made without forming R: R is the reflection across the
+// plane normal to o followed by the one normal to s = o + u, so R^-1 b = H_o(H_s(b)), with
+// H_s(v) = v - (v . s) s / (1 + o . u).
+static void fabrik_iteration(ik3_work *w, dv aim)
 {
     const int n = w->n;
     dv *p = w->p;
     dv b = qaxis(w->w[n - 1]); // direction of the link placed last
-    p[n] = w->target;
+    p[n] = aim;
     for (int k = n - 1; k >= 0; --k) {
         const dv old = qaxis(w->w[k]);
         dv u = unit_or(vsub(p[k + 1], p[k]), old);
         if (k + 1 < n && w->lim[k + 1] != NULL && w->lim[k + 1]->cone_count > 0) {
             const ik3_lim *l = w->lim[k + 1];
-            dq frame = qmul(qfrom_to(old, u), w->w[k]);
-            const dv c0 = qrot_inv(frame, b);
-            if (!cone_inside(l, c0, 0.0)) {
-                frame = qmul(frame, qconj(qfrom_to(c0, cone_closest(l, c0))));
-                u = qaxis(frame);
+            const double ou = 1.0 + vdot(old, u);
+            bool inside = false;
+            if (ou >= 1e-6) {
+                const dv sv = vadd(old, u);
+                const dv v1 = vmadd(b, -vdot(b, sv) / ou, sv);
+                const dv v2 = vmadd(v1, -2.0 * vdot(v1, old), old);
+                inside = cone_inside_quick(l, qrot_inv(w->w[k], v2));
+            }
+            if (!inside) {
+                dq frame = qmul(qfrom_to(old, u), w->w[k]);
+                const dv c0 = qrot_inv(frame, b);
+                if (!cone_inside(l, c0, 0.0)) {
+                    frame = qmul(frame, qconj(qfrom_to(c0, cone_closest(l, c0))));
+                    u = qaxis(frame);
+                }
             }
         }
         p[k] = vmadd(p[k + 1], -w->len[k], u);
@@ -350,11 +448,29 @@ static void fabrik_iteration(ik3_work *w)
         const dv d_old = qaxis(w->q[k]);
         const dv u = unit_or(vsub(p[k + 1], p[k]), qaxis(w->w[k]));
         const dv d = qrot_inv(parent, u);
-        dq q = qnormalize(qmul(qfrom_to(d_old, d), w->q[k]));
-        q = limit_rotation(w->lim[k], q);
+        dq r;
+        if (!qfrom_to_raw(d_old, d, &r)) {
+            r = qfrom_to(d_old, d);
+        }
+        // The quick limit test on what is known before the normalisation: the new direction is d
+        // (unit), and the twist test's signs do not change with a positive scale.
+        const dq rq = qmul(r, w->q[k]);
+        // A twist clamp keeps the direction: only a cone projection moves the joint off u.
+        const ik3_lim *l = w->lim[k];
+        bool turned = false;
+        dq q;
+        if (l == NULL || l->cone_count == 0 || vdot(from_a(l->center), d) >= l->cap_cos) {
+            q = qnormalize(rq);
+            if (l != NULL && l->twist_limited && !twist_inside(l, rq, 0.0)) {
+                q = clamp_twist(l, q);
+            }
+        } else {
+            q = limit_rotation_ex(l, qnormalize(rq), &turned);
+        }
         w->q[k] = q;
         w->w[k] = qmul(parent, q);
-        p[k + 1] = vmadd(p[k], w->len[k], qaxis(w->w[k]));
+        // Not turned by its cone, the link points along u: the joint need not wait for the frame.
+        p[k + 1] = vmadd(p[k], w->len[k], turned ? qaxis(w->w[k]) : u);
         parent = w->w[k];
     }
 }
@@ -430,6 +546,25 @@ static void escape(ik3_work *w, uint64_t *rng, double kick)
     forward_kinematics(w);
 }
 
+// The extrapolation of the aim for the next iteration. An iteration aimed at a + beta (t - e) from
+// an end effector e that leaves a fraction rho of its residual t - e (a contraction, as FABRIK and
+// CCD are when they converge linearly) leaves 1 - (1 - rho)(1 + beta) of it: an aim past the
+// target by rho / (1 - rho) residuals would land on it. rho is estimated from the iteration just
+// run, whose residual went from r0 to r1 (the signed ratio along r0, sigma, is 1 - (1 - rho)(1 +
+// beta)), and only trusted when the residual shrank and kept its direction (within 25 degrees);
+// the next beta is IK3_EXTRAPOLATION_SAFETY of the landing one, at most IK3_EXTRAPOLATION_MAX;
+// otherwise 0 (a plain iteration). The fixed point is the same: the aim is the target once e is.
+static double next_extrapolation(const ik3_work *w, dv r0, double beta, double before, double e)
+{
+    const dv r1 = vsub(w->target, w->p[w->n]);
+    const double n0 = vdot(r0, r0), d01 = vdot(r0, r1);
+    if (!(e < before) || !(d01 > 0.9 * sqrt(n0) * e)) {
+        return 0.0;
+    }
+    const double rho = (d01 / n0 + beta) / (1.0 + beta);
+    return rho < 1.0 ? fmin(IK3_EXTRAPOLATION_MAX, IK3_EXTRAPOLATION_SAFETY * rho / (1.0 - rho)) : 0.0;
+}
+
 // Runs CCD or FABRIK from the pose in w (forward kinematics done, end effector `e` from the target)
 // until `tol` or `budget` iterations, escaping local minima; leaves the best pose in w and its
 // distance in *best_out. `first` numbers the iterations for on_iteration. Returns the iterations run.
@@ -445,22 +580,26 @@ static int iterate(const sinew_ik3_def *def, ik3_work *w, double e, double tol, 
     int since_restart = 0, escapes = 0, iterations = 0;
     bool mixed = false;
     uint64_t rng = 0x5eed1c3ull;
+    double beta = 0.0; // the aim's extrapolation (IK3_EXTRAPOLATION_*)
     for (int it = 1; it <= budget && !(best_e <= tol); ++it) {
+        const dv r0 = vsub(w->target, w->p[w->n]);
+        const dv aim = vmadd(w->target, beta, r0);
+        const double before = e;
         if (def->method == SINEW_IK3_FABRIK) {
-            const double before = e;
-            fabrik_iteration(w);
+            fabrik_iteration(w, aim);
             e = end_distance(w);
             if (w->limited && !(e < 0.9 * before)) {
-                ccd_sweep(w, false);
+                ccd_sweep(w, false, w->target);
                 e = end_distance(w);
             }
         } else {
-            ccd_sweep(w, true);
+            ccd_sweep(w, true, aim);
             if (mixed) {
-                fabrik_iteration(w);
+                fabrik_iteration(w, w->target);
             }
             e = end_distance(w);
         }
+        beta = next_extrapolation(w, r0, beta, before, e);
         iterations = it;
         if (def->on_iteration != NULL) {
             report(def, w, first + it);
@@ -485,6 +624,7 @@ static int iterate(const sinew_ik3_def *def, ik3_work *w, double e, double tol, 
         // what is still slow after that, or stuck, escapes.
         if (slow && def->method == SINEW_IK3_CCD && !mixed) {
             mixed = true;
+            beta = 0.0;
             since_restart = 0;
             continue;
         }
@@ -494,6 +634,7 @@ static int iterate(const sinew_ik3_def *def, ik3_work *w, double e, double tol, 
             }
             escape(w, &rng, fmin(SINEW_PI, IK3_KICK0 * pow(IK3_KICK_GROWTH, escapes)));
             e = end_distance(w);
+            beta = 0.0;
             ++escapes;
             since_restart = 0;
             if (e < best_e) {
@@ -578,6 +719,16 @@ static bool prepare_cone(ik3_lim *l, const sinew_vec3 *corners, int m)
     l->center[0] = c.x;
     l->center[1] = c.y;
     l->center[2] = c.z;
+    // The cap around the center inside every edge plane: its angular radius rho is asin of the
+    // least n_i . c = s (the center's angular distance from the nearest edge's great circle). A
+    // unit direction within rho - 1e-7 of the center, cos(rho - 1e-7) ~ sqrt(1 - s^2) + 1e-7 s, is
+    // at least 1e-7 rad inside every edge plane (n_i . d >= sin(1e-7)): far above double rounding,
+    // and above output_rotation's margin. s >= 1e-6 (the check below), so the cap is never empty.
+    double s = 1.0;
+    for (int i = 0; i < m; ++i) {
+        s = fmin(s, vdot(nn[i], c));
+    }
+    l->cap_cos = s > 0.0 ? sqrt(fmax(0.0, 1.0 - s * s)) + 1e-7 * s : 2.0;
     return cone_inside(l, c, IK3_CONE_EPS);
 }
 
@@ -603,6 +754,7 @@ sinew_status sinew_ik3_limit_init(const sinew_ik3_limit_def *def, sinew_ik3_limi
     }
     ik3_lim l;
     memset(&l, 0, sizeof l);
+    l.cap_cos = 2.0; // no cone: the quick test never passes (and is never asked)
     if (def->cone_count > 0 && !prepare_cone(&l, def->cone, def->cone_count)) {
         return SINEW_ERR_OUT_OF_RANGE;
     }
@@ -685,19 +837,23 @@ static sinew_status check_def(const sinew_ik3_def *def, const sinew_ik3_chain *c
 // double, is inside the limits by IK3_OUT_MARGIN: toward the cone's center, toward the middle of
 // the twist range, by a step that doubles from 1e-8 rad. A twist range narrower than twice the
 // margin cannot hold it: there the nearest float is kept.
-static sinew_quat output_rotation(const ik3_lim *l, dq q)
+// *normalized receives the answer normalised in double.
+static sinew_quat output_rotation(const ik3_lim *l, dq q, dq *normalized)
 {
     sinew_quat f = sinew_quat_make((float)q.x, (float)q.y, (float)q.z, (float)q.w);
     if (l == NULL || (l->cone_count == 0 && !l->twist_limited)) {
+        *normalized = qnormalize(qfrom_f(f));
         return f;
     }
     double step = 1e-8;
     for (int attempt = 0; attempt < 40; ++attempt, step *= 2.0) {
         const dq g = qnormalize(qfrom_f(f));
+        *normalized = g;
         bool ok = true;
         if (l->cone_count > 0) {
             const dv d = qaxis(g);
-            if (!cone_inside(l, d, IK3_OUT_MARGIN)) {
+            // In the inscribed cap, the direction is 1e-7 rad inside every edge: past the margin.
+            if (!(vdot(from_a(l->center), d) >= l->cap_cos) && !cone_inside(l, d, IK3_OUT_MARGIN)) {
                 ok = false;
                 const dv dd = qaxis(q);
                 const dv to = unit_or(vmadd(dd, step, from_a(l->center)), dd);
@@ -705,8 +861,17 @@ static sinew_quat output_rotation(const ik3_lim *l, dq q)
             }
         }
         if (l->twist_limited && (double)l->twist_max - l->twist_min > 2.0 * IK3_OUT_MARGIN && !twist_inside(l, g, IK3_OUT_MARGIN)) {
-            const double t = twist_of(g);
-            if (!(t >= l->twist_min + IK3_OUT_MARGIN && t <= l->twist_max - IK3_OUT_MARGIN)) {
+            if (g.x * g.x + g.w * g.w >= 0.25) {
+                // The twist is well defined (the swing at most 120 degrees): turn about +x by step
+                // toward the range, with no angle computed (sin and cos of a tiny half step by
+                // their series, exact in double far beyond the step's own precision).
+                ok = false;
+                const double x = g.w < 0.0 ? -g.x : g.x, wabs = fabs(g.w);
+                const bool low = x * l->twist_half[0] - wabs * l->twist_half[1] < IK3_OUT_MARGIN; // at min
+                const double h = 0.5 * (low ? step : -step), h2 = h * h;
+                const double rx = h2 < 1e-6 ? h - h * h2 / 6.0 : sin(h), rw = h2 < 1e-6 ? 1.0 - 0.5 * h2 + h2 * h2 / 24.0 : cos(h);
+                q = qnormalize(q4(q.x * rw + q.w * rx, q.y * rw + q.z * rx, q.z * rw - q.y * rx, q.w * rw - q.x * rx));
+            } else if (!(twist_of(g) >= l->twist_min + IK3_OUT_MARGIN && twist_of(g) <= l->twist_max - IK3_OUT_MARGIN)) {
                 ok = false;
                 const double tq = twist_of(q), mid = 0.5 * ((double)l->twist_min + l->twist_max);
                 const double to = tq + (mid > tq ? step : -step);
@@ -728,8 +893,9 @@ static double output(const ik3_work *w, sinew_quat *answer)
     dq parent = w->base_rot;
     dv p = w->base;
     for (int k = 0; k < w->n; ++k) {
-        answer[k] = output_rotation(w->lim[k], w->q[k]);
-        parent = qmul(parent, qnormalize(qfrom_f(answer[k])));
+        dq g;
+        answer[k] = output_rotation(w->lim[k], w->q[k], &g);
+        parent = qmul(parent, g);
         p = vmadd(p, w->len[k], qaxis(parent));
     }
     return vlen(vsub(p, w->target));

@@ -61,6 +61,15 @@
 //   other side). With limits the closed form is projected (link 0, then link 1 re-aimed and
 //   projected), and may then miss a target it could reach.
 //
+// ## Extrapolated aim
+// CCD and FABRIK converge linearly near a solution: each iteration leaves about the same fraction
+// rho of the end effector's residual (target - end). After each iteration the solver estimates rho
+// from the residual's change and aims the next one past the target, at target + beta * residual
+// with beta = 0.75 rho / (1 - rho) (at most 8), which lands about on it; beta is 0 (a plain
+// iteration aimed at the target) for the first iteration, after an escape, and whenever the last
+// one did not shrink the residual or turned it by more than about 25 degrees. The answer and its
+// tests are against the target itself; an aim differs from it only while the end effector does.
+//
 // ## Escaping local minima
 // Limited chains have local minima and slow crawls along their limits. The solver watches the best
 // distance so far over windows of 8 iterations: *stuck* when it gained less than 1%, *slow* when at
@@ -133,6 +142,10 @@ typedef struct sinew_ik3_limit {
     double unit[SINEW_IK3_MAX_CONE_VERTICES][3];     ///< unit corners
     double normal[SINEW_IK3_MAX_CONE_VERTICES][3];   ///< unit inward edge normals: corner i x corner i + 1
     double center[3];                                ///< unit sum of the corners, strictly inside
+    double cap_cos;                                  ///< a unit direction d with center . d >= cap_cos
+                                                     ///< is 1e-7 rad inside every edge plane (a cap
+                                                     ///< inscribed in the cone, for a quick test); 2
+                                                     ///< without a cone
     double twist_half[4];                            ///< cos, sin of twist_min / 2, then of twist_max / 2
     uint32_t check;                                  ///< set by sinew_ik3_limit_init
 } sinew_ik3_limit;
