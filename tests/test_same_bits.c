@@ -25,13 +25,49 @@ static uint64_t state_hash(const sinew_world *w)
     return h;
 }
 
+// Threads for the worlds the scenes make (every_worker_count_gives_the_pinned_state): the count,
+// and whether a task system of the test's own runs the tasks.
+static int scene_workers = 1;
+static bool scene_user_tasks = false;
+
+// A task system that runs a task inline, in uneven ranges of at least min_range, last range
+// first: any split and order of the items must give the same state.
+static int user_tasks_run = 0;
+static void *reversed_ranges(sinew_task_fn *task, int count, int min_range, void *task_context, void *user_context)
+{
+    (void)user_context;
+    int bounds[64], n = 0;
+    for (int start = 0; start < count && n < 63;) {
+        bounds[n++] = start;
+        start += min_range + (n % 3) * min_range / 2;
+    }
+    bounds[n] = count;
+    for (int m = n - 1; m >= 0; --m) {
+        task(bounds[m], bounds[m + 1] < count ? bounds[m + 1] : count, m % 4, task_context);
+    }
+    user_tasks_run += 1;
+    return NULL;
+}
+
+static void finish_nothing(void *user_task, void *user_context)
+{
+    (void)user_task;
+    (void)user_context;
+}
+
 static sinew_world *world_for(sinew_solver_mode mode, bool simd)
 {
     sinew_world_def wd = sinew_default_world_def();
     wd.solver.mode = mode;
+    wd.workers = scene_workers;
+    if (scene_user_tasks) {
+        wd.enqueue_task = reversed_ranges;
+        wd.finish_task = finish_nothing;
+    }
     sinew_world *w = NULL;
     assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
     w->avx2 = w->avx2 && simd;
+    w->tasks.grain = scene_workers > 1 ? 1000 : 1; // these scenes are small: hand out ranges of one item
     return w;
 }
 
@@ -154,6 +190,34 @@ static void check(const pinned *p)
     }
 }
 
+// Threads: the same pinned states with 2, 3, 4 and 8 workers of the built-in pool, and with a task
+// system that splits and orders the items its own way.
+static void every_worker_count_gives_the_pinned_state(void **state)
+{
+    (void)state;
+    const int counts[] = {2, 3, 4, 8, 4};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+        scene_workers = counts[c];
+        scene_user_tasks = c == 4;
+        for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; ++k) {
+            for (int mode = 0; mode < 2; ++mode) {
+                const uint64_t h = scenes[k].run((sinew_solver_mode)mode, true);
+#if defined(__x86_64__)
+                if (h != (mode == 0 ? scenes[k].gauss_seidel : scenes[k].jacobi)) {
+                    fail_msg("%s, %s, %d workers%s: 0x%016llx", scenes[k].name, mode == 0 ? "Gauss-Seidel" : "Jacobi",
+                             counts[c], scene_user_tasks ? " (the test's task system)" : "", (unsigned long long)h);
+                }
+#else
+                (void)h;
+#endif
+            }
+        }
+    }
+    assert_true(user_tasks_run > 0); // the test's task system was handed tasks
+    scene_workers = 1;
+    scene_user_tasks = false;
+}
+
 static void a_pile_ends_with_its_pinned_state(void **state)
 {
     (void)state;
@@ -178,6 +242,7 @@ int main(void)
         cmocka_unit_test(a_pile_ends_with_its_pinned_state),
         cmocka_unit_test(a_cloth_ends_with_its_pinned_state),
         cmocka_unit_test(an_arm_and_soft_bodies_end_with_their_pinned_state),
+        cmocka_unit_test(every_worker_count_gives_the_pinned_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

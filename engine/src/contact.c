@@ -28,6 +28,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
         {(void **)&k->pending, sizeof(sinew__distance), false},
         {(void **)&k->share_i, sizeof(float), false},         {(void **)&k->share_j, sizeof(float), false},
         {(void **)&k->mu_s, sizeof(float), false},            {(void **)&k->mu_k, sizeof(float), false},
+        {(void **)&k->l.span, sizeof(uint32_t), false},
     };
     sinew_status s = sinew__block_resize(world, &k->block, &k->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), k->l.count, new_capacity);
@@ -334,6 +335,16 @@ static bool one_material(const sinew__particles *p, float *w, float *mu_s, float
     return min_w == max_w && min_s == max_s && min_k == max_k;
 }
 
+// With workers, the spans of independent blocks Gauss-Seidel spreads over them (links.c).
+static void refresh_spans(sinew_world *world)
+{
+    sinew__contacts *k = &world->contacts;
+    k->l.spans_valid = false;
+    if (world->tasks.workers > 1 && k->l.count > 0) {
+        sinew__links_spans(world, &k->l, world->particles.colors);
+    }
+}
+
 void sinew__contacts_find(sinew_world *world, bool color)
 {
     sinew__contacts *k = &world->contacts;
@@ -351,6 +362,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (color) {
         color_found(world, &s);
         sort_by_color(world);
+        refresh_spans(world);
     } else { // Jacobi: the order does not matter; the found array becomes the solved one.
         sinew__distance *c = k->l.c;
         k->l.c = k->found;
@@ -402,6 +414,9 @@ void sinew__contacts_promote(sinew_world *world)
         k->l.block_free[b] = 0u;
     }
     k->l.count = n;
+    if (n > first) {
+        refresh_spans(world);
+    }
 }
 
 // The response pass runs on every contact of every sub-step; whether a contact needs work is a

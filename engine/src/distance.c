@@ -36,7 +36,8 @@ static int distance_fields(void *kind, sinew__field *f)
     f[15] = (sinew__field){(void **)&d->tear, sizeof(float), false};
     f[16] = (sinew__field){(void **)&d->strain, sizeof(float), false};
     f[17] = (sinew__field){(void **)&d->user_data, sizeof(void *), false};
-    return 18;
+    f[18] = (sinew__field){(void **)&d->l.span, sizeof(uint32_t), true};    // spans of independent blocks
+    return 19;
 }
 
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity)

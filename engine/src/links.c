@@ -50,6 +50,7 @@ void sinew__links_refresh_block(const sinew_world *world, sinew__links *d, int k
     int first = k - k % SINEW__LANES;
     const bool free = first + SINEW__LANES <= d->count && sinew__links_block_is_free(&d->c[first], world->particles.w);
     d->block_free[first / SINEW__LANES] = free ? run_of(&d->c[first]) : SINEW__BLOCK_SHARED;
+    d->spans_valid = false;
 }
 
 void sinew__links_refresh_blocks(const sinew_world *world, sinew__links *d)
@@ -261,9 +262,10 @@ SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, co
     project_block(c, f, lambda, x, y, w, inv_h2, soft);
 }
 
-// One Gauss-Seidel sweep, specialised at compile time on the XPBD flag.
-SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float inv_h2, bool backward, bool shuffled,
-                                      bool soft)
+// Blocks [b0, b1) of one Gauss-Seidel sweep, forward or backward, specialised at compile time on
+// the XPBD flag.
+SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0, int b1, float inv_h2, bool backward,
+                                     bool soft)
 {
     float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
@@ -272,16 +274,9 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
     float *restrict lambda = d->lambda;
     const uint8_t *restrict block_free = d->block_free;
     const int n = d->count;
-    const int blocks = (n + SINEW__LANES - 1) / SINEW__LANES;
     const bool avx2 = world->avx2;
-    if (shuffled) {
-        const uint32_t *restrict perm = d->perm;
-        for (int k = 0; k < n; ++k) {
-            uint32_t m = perm[backward ? n - 1 - k : k];
-            project_one(&c[m], SOFT_AT(f, m), SOFT_AT(lambda, m), x, y, w, inv_h2, soft);
-        }
-    } else if (backward) {
-        for (int b = blocks - 1; b >= 0; --b) {
+    if (backward) {
+        for (int b = b1 - 1; b >= b0; --b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
@@ -294,7 +289,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
             }
         }
     } else {
-        for (int b = 0; b < blocks; ++b) {
+        for (int b = b0; b < b1; ++b) {
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
@@ -306,6 +301,87 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
                 project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft);
             }
         }
+    }
+}
+
+// A span's blocks as a task: items are blocks from `first`, which share no movable particle with
+// one another, so any split of them across workers gives the sequential sweep's result.
+typedef struct span_task {
+    sinew_world *world;
+    sinew__links *links;
+    int first;
+    float inv_h2;
+    bool backward;
+} span_task;
+
+static void span_task_rigid(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const span_task *t = context;
+    sweep_blocks(t->world, t->links, t->first + start, t->first + end, t->inv_h2, t->backward, false);
+}
+
+static void span_task_soft(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const span_task *t = context;
+    sweep_blocks(t->world, t->links, t->first + start, t->first + end, t->inv_h2, t->backward, true);
+}
+
+#define SPAN_MIN_BLOCKS 32 // blocks a task takes at least (sinew__min_range); a span under twice this runs inline
+
+void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark)
+{
+    const int n = l->count, blocks = (n + SINEW__LANES - 1) / SINEW__LANES;
+    const float *w = world->particles.w;
+    memset(mark, 0, sizeof(uint32_t) * (size_t)world->particles.count);
+    uint32_t stamp = 1u;
+    l->span_count = 0;
+    for (int b = 0; b < blocks; ++b) {
+        const int first = b * SINEW__LANES, end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
+        bool shared = false;
+        for (int k = first; k < end && !shared; ++k) {
+            const int i = l->c[k].i, j = l->c[k].j;
+            shared = (w[i] > 0.0f && mark[i] == stamp) || (w[j] > 0.0f && mark[j] == stamp);
+        }
+        if (shared || b == 0) {
+            stamp += shared ? 1u : 0u;
+            l->span[l->span_count++] = (uint32_t)b;
+        }
+        for (int k = first; k < end; ++k) {
+            mark[l->c[k].i] = stamp;
+            mark[l->c[k].j] = stamp;
+        }
+    }
+    l->span[l->span_count] = (uint32_t)blocks;
+    l->spans_valid = true;
+}
+
+// One Gauss-Seidel sweep. With workers and spans, span after span (in the sweep's direction), each
+// span's blocks spread over the workers.
+SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float inv_h2, bool backward, bool shuffled,
+                                      bool soft)
+{
+    const int n = d->count;
+    const int blocks = (n + SINEW__LANES - 1) / SINEW__LANES;
+    if (shuffled) {
+        float *restrict x = world->particles.x, *restrict y = world->particles.y;
+        const float *restrict w = world->particles.w;
+        const uint32_t *restrict perm = d->perm;
+        for (int k = 0; k < n; ++k) {
+            uint32_t m = perm[backward ? n - 1 - k : k];
+            project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft);
+        }
+    } else if (world->tasks.workers > 1 && d->spans_valid && blocks >= 2 * sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS)) {
+        span_task t = {world, d, 0, inv_h2, backward};
+        for (int m = 0; m < d->span_count; ++m) {
+            const int s = backward ? d->span_count - 1 - m : m;
+            t.first = (int)d->span[s];
+            sinew__parallel_for(&world->tasks, soft ? span_task_soft : span_task_rigid, (int)d->span[s + 1] - t.first,
+                                sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS), &t);
+        }
+    } else {
+        sweep_blocks(world, d, 0, blocks, inv_h2, backward, soft);
     }
 }
 

@@ -29,6 +29,11 @@ typedef struct sinew__links {
     uint32_t *perm;         // shuffle order
     uint8_t *block_free;    // per block of SINEW__LANES links (indexed k / lanes): a sinew__block_kind,
                             // nonzero when the block is full and its links share no movable particle
+    // Spans: runs of consecutive blocks that share no movable particle with one another, which
+    // workers may sweep in any split: span s is blocks [span[s], span[s + 1]). Per-link capacity.
+    uint32_t *span;
+    int span_count;
+    bool spans_valid;       // for the links as they are now (cleared by any change)
 } sinew__links;
 
 // Places first .. first + count - 1 of Jacobi's layout: the links (i + r, i + offset + r) for
@@ -51,6 +56,8 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
 void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);
+// Finds the spans of l (mark: a per-particle scratch array, left dirty).
+void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark);
 // Whether the soft kernels run: some link is soft, or lambda is kept for the forces.
 static inline bool sinew__links_soft(const sinew__links *l) { return l->soft_count > 0 || l->keep_lambda; }
 // True when the SINEW__LANES links from c share no particle that can move (weight > 0).

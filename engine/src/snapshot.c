@@ -316,13 +316,18 @@ static void save_world(const sinew_world *world, sinew__writer *w)
     sinew__put_u32(w, (uint32_t)world->skip_linked_pairs | (uint32_t)world->record << 1);
 }
 
-// Reads the settings into a def (allocator and user data from `def_in`), then creates the world.
+// Reads the settings into a def (allocator, user data and threads from `def_in`), then creates
+// the world.
 static sinew_world *load_world(sinew__reader *r, const sinew_world_def *def_in)
 {
     sinew_world_def def = sinew_default_world_def();
     if (def_in != NULL) {
         def.allocator = def_in->allocator;
         def.user_data = def_in->user_data;
+        def.workers = def_in->workers;
+        def.enqueue_task = def_in->enqueue_task;
+        def.finish_task = def_in->finish_task;
+        def.task_context = def_in->task_context;
     }
     def.gravity.x = sinew__get_f32(r);
     def.gravity.y = sinew__get_f32(r);
@@ -605,8 +610,12 @@ sinew_status sinew_world_load(const void *buffer, size_t size, const sinew_world
     if (buffer == NULL || out == NULL) {
         return SINEW_ERR_NULL_ARGUMENT;
     }
-    if (def != NULL && (def->allocator.alloc == NULL) != (def->allocator.free == NULL)) {
+    if (def != NULL && ((def->allocator.alloc == NULL) != (def->allocator.free == NULL) ||
+                        (def->enqueue_task == NULL) != (def->finish_task == NULL))) {
         return SINEW_ERR_NULL_ARGUMENT;
+    }
+    if (def != NULL && (def->workers < 1 || def->workers > SINEW_MAX_WORKERS)) {
+        return SINEW_ERR_OUT_OF_RANGE;
     }
     sinew__reader r = {buffer, size, 0u, SINEW_OK, NULL};
     return load_all(&r, def, out);
@@ -645,6 +654,10 @@ sinew_status sinew_world_clone(const sinew_world *world, sinew_world **out)
     sinew_world_def def = sinew_default_world_def();
     def.allocator = world->allocator;
     def.user_data = world->user_data;
+    def.workers = world->tasks.workers;
+    def.enqueue_task = world->tasks.enqueue;
+    def.finish_task = world->tasks.finish;
+    def.task_context = world->tasks.context;
     sinew__reader r = {w.data, w.size, 0u, SINEW_OK, NULL};
     const sinew_status s = load_all(&r, &def, out);
     sinew__free(mutable_world, w.data, w.capacity);

@@ -244,6 +244,9 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__links_refresh_blocks(world, &world->distances.l);
         world->distances.blocks_dirty = false;
     }
+    if (world->tasks.workers > 1 && !world->distances.l.spans_valid && world->distances.l.count > 0) {
+        sinew__links_spans(world, &world->distances.l, world->particles.colors);
+    }
     world->dropped_contacts = 0;
     const bool recording = world->record && world->history != NULL;
     const bool jacobi = solver.mode == SINEW_SOLVER_JACOBI;

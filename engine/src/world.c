@@ -40,6 +40,7 @@ sinew_world_def sinew_default_world_def(void)
     def.particle_capacity = 64;
     def.constraint_capacity = 64;
     def.skip_linked_pairs = true;
+    def.workers = 1;
     return def;
 }
 
@@ -73,7 +74,8 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
         return SINEW_ERR_NULL_ARGUMENT;
     }
     sinew_world_def def = def_in != NULL ? *def_in : sinew_default_world_def();
-    if ((def.allocator.alloc == NULL) != (def.allocator.free == NULL)) {
+    if ((def.allocator.alloc == NULL) != (def.allocator.free == NULL) ||
+        (def.enqueue_task == NULL) != (def.finish_task == NULL)) {
         return SINEW_ERR_NULL_ARGUMENT;
     }
     if (def.allocator.alloc == NULL) {
@@ -84,7 +86,7 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
         return SINEW_ERR_NOT_FINITE;
     }
     if (def.damping < 0.0f || def.particle_capacity < 0 || def.constraint_capacity < 0 || def.max_particles < 0 ||
-        def.max_constraints < 0) {
+        def.max_constraints < 0 || def.workers < 1 || def.workers > SINEW_MAX_WORKERS) {
         return SINEW_ERR_OUT_OF_RANGE;
     }
     sinew_status s = check_solver(NULL, &def.solver);
@@ -113,7 +115,8 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     // the same to the bit either way).
     w->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && getenv("SINEW_PORTABLE") == NULL;
 #endif
-    if (sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
+    if (sinew__tasks_init(w, &w->tasks, &def) != SINEW_OK ||
+        sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
         sinew__distances_reserve(w, def.constraint_capacity) != SINEW_OK ||
         sinew__pins_reserve(w, def.constraint_capacity > 16 ? 16 : def.constraint_capacity) != SINEW_OK) {
         sinew_world_destroy(w);
@@ -128,6 +131,7 @@ void sinew_world_destroy(sinew_world *world)
     if (world == NULL) {
         return;
     }
+    sinew__tasks_free(world, &world->tasks);
     sinew__history_free(world);
     sinew__grid_free(world);
     for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
@@ -139,6 +143,20 @@ void sinew_world_destroy(sinew_world *world)
     sinew_allocator a = world->allocator;
     a.free(world, sizeof *world, a.user_data);
 }
+
+sinew_status sinew_world_set_workers(sinew_world *world, int workers)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    if (workers < 1 || workers > SINEW_MAX_WORKERS) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_set_workers: workers in 1..SINEW_MAX_WORKERS");
+    }
+    const sinew_status s = sinew__tasks_set_workers(world, &world->tasks, workers);
+    return s == SINEW_OK ? s : sinew__fail(world, s, "sinew_world_set_workers: a worker thread could not start");
+}
+
+int sinew_world_get_workers(const sinew_world *world) { return world != NULL ? world->tasks.workers : 0; }
 
 sinew_solver_def sinew_world_get_solver(const sinew_world *world)
 {

@@ -7,6 +7,7 @@
 #include "links.h"
 #include "kinds.h"
 #include "contacts.h"
+#include "tasks.h"
 
 struct sinew_world {
     sinew_allocator allocator;
@@ -24,6 +25,7 @@ struct sinew_world {
 
     bool skip_linked_pairs;
     bool avx2; // the AVX2 kernels may run (the CPU has AVX2 and BMI2); tests clear it to compare the paths
+    sinew__tasks tasks; // threads: the stages hand their items to sinew__parallel_for
 
     sinew__particles particles;
     sinew__distances distances;

@@ -22,7 +22,8 @@ SINEW_API size_t sinew_world_save_size(const sinew_world *world);
 SINEW_API sinew_status sinew_world_save(const sinew_world *world, void *buffer, size_t capacity, size_t *written);
 
 /// Makes a new world from a snapshot of `size` bytes. `def` (may be NULL) supplies only what a
-/// snapshot cannot hold: the allocator and the user data; the rest comes from the buffer. Every
+/// snapshot cannot hold: the allocator, the user data and the threads (workers and task system,
+/// which change no result); the rest comes from the buffer. Every
 /// id the saved world issued is valid in the new one. Errors (nothing is allocated, *out is
 /// untouched): NULL_ARGUMENT, SNAPSHOT_TRUNCATED, SNAPSHOT_CORRUPT (checksum), SNAPSHOT_FOREIGN
 /// (not a snapshot, or another byte order), SNAPSHOT_VERSION (newer format), SNAPSHOT_INVALID
@@ -33,7 +34,7 @@ SINEW_API sinew_status sinew_world_load(const void *buffer, size_t size, const s
 /// destroys it); `*reason` (may be NULL) gets a sentence: "" when it would.
 SINEW_API sinew_status sinew_snapshot_check(const void *buffer, size_t size, const char **reason);
 
-/// A new world equal to `world` to the bit, with its allocator and user data. Errors:
+/// A new world equal to `world` to the bit, with its allocator, user data and threads. Errors:
 /// NULL_ARGUMENT, OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_world_clone(const sinew_world *world, sinew_world **out);
 

@@ -68,6 +68,24 @@ typedef struct sinew_solver_def {
     bool link_forces;
 } sinew_solver_def;
 
+/// Threads (docs/threads.md). The engine cuts a stage into items (blocks of particles or of
+/// constraints, their size fixed by the engine, never by the worker count) and hands them to a
+/// task system as a task over [0, item_count). A task function runs items [start, end) on worker
+/// `worker` (0 .. workers - 1; the thread that calls sinew_world_step is one of them).
+typedef void sinew_task_fn(int start, int end, int worker, void *task_context);
+
+/// A task system's enqueue: run `task` over [0, item_count) in ranges of at least `min_range`
+/// items (any split is fine: the results do not depend on it), on any workers, and return a
+/// handle for sinew_finish_task_fn, or NULL when it ran the task inline, already finished.
+typedef void *sinew_enqueue_task_fn(sinew_task_fn *task, int item_count, int min_range, void *task_context,
+                                    void *user_context);
+
+/// A task system's finish: wait until the task behind `user_task` (from the enqueue) has run.
+typedef void sinew_finish_task_fn(void *user_task, void *user_context);
+
+/// The most workers a world can use.
+#define SINEW_MAX_WORKERS 64
+
 /// Everything needed to create a world. Get one from sinew_default_world_def().
 typedef struct sinew_world_def {
     sinew_vec2 gravity;       ///< m/s^2; default (0, -10)
@@ -80,6 +98,13 @@ typedef struct sinew_world_def {
     int max_constraints;      ///< hard limit per kind, 0 = none
     bool skip_linked_pairs;   ///< no contact between particles joined by a distance constraint; default true
     void *user_data;          ///< returned by sinew_world_user_data
+    /// Threads, 1..SINEW_MAX_WORKERS; default 1. With more than 1 and no task system below, the
+    /// world starts `workers - 1` threads of its own (pthreads), stopped by sinew_world_destroy.
+    /// The end state is the same, to the bit, at any worker count.
+    int workers;
+    sinew_enqueue_task_fn *enqueue_task; ///< a task system of yours (both or neither); default NULL
+    sinew_finish_task_fn *finish_task;   ///< see enqueue_task
+    void *task_context;                  ///< handed to enqueue_task and finish_task
 } sinew_world_def;
 
 /// Defaults as documented on each field.
@@ -112,6 +137,15 @@ SINEW_API sinew_solver_def sinew_world_get_solver(const sinew_world *world);
 /// outside 1..1024, omega outside (0, 2), unknown mode or order), OUT_OF_MEMORY (growing the
 /// iteration history).
 SINEW_API sinew_status sinew_world_set_solver(sinew_world *world, const sinew_solver_def *solver);
+
+/// Changes the worker count between steps (1..SINEW_MAX_WORKERS): the built-in pool stops and
+/// starts threads to match; with a task system of yours, only the count the engine plans for.
+/// Errors: NULL_ARGUMENT, OUT_OF_RANGE, OUT_OF_MEMORY (a thread could not start: the count is
+/// left as it was).
+SINEW_API sinew_status sinew_world_set_workers(sinew_world *world, int workers);
+
+/// The worker count. 0 for NULL.
+SINEW_API int sinew_world_get_workers(const sinew_world *world);
 
 /// Gravity in m/s^2. Errors: NULL_ARGUMENT, NOT_FINITE.
 SINEW_API sinew_status sinew_world_set_gravity(sinew_world *world, sinew_vec2 gravity);

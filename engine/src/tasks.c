@@ -1,0 +1,231 @@
+// The built-in pool of worker threads (pthreads) and sinew__parallel_for.
+//
+// One job at a time: the thread that steps the world writes the job (fn, context, count, chunk),
+// opens it (an odd generation), takes chunks itself, waits until every chunk is done, closes it
+// (the next, even generation) and waits until no worker still looks at it; only then may the next
+// job be written. Workers take chunks from a shared counter; between jobs they spin for a while (a
+// step's stages come microseconds apart), then sleep on a condition variable. The chunk size
+// changes only who runs what, never the results: the stages hand out items that do not depend on
+// one another.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+#define SPIN_ROUNDS 20000 // about 50 to 100 us of spinning before a worker sleeps
+
+struct sinew__pool {
+    int threads; // workers - 1
+    pthread_t ids[SINEW_MAX_WORKERS];
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    // the job: written only while it is closed and no worker is busy
+    sinew_task_fn *fn;
+    void *context;
+    int count, chunk;
+    atomic_int next;        // the start of the next chunk to take
+    atomic_int pending;     // chunks not yet finished
+    atomic_uint generation; // odd: a job is open
+    atomic_int busy;        // workers looking at the open job
+    atomic_int sleepers;
+    atomic_bool stop;
+};
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void run_chunks(sinew__pool *p, int worker)
+{
+    for (;;) {
+        const int start = atomic_fetch_add(&p->next, p->chunk);
+        if (start >= p->count) {
+            return;
+        }
+        const int end = start + p->chunk < p->count ? start + p->chunk : p->count;
+        p->fn(start, end, worker, p->context);
+        atomic_fetch_sub(&p->pending, 1);
+    }
+}
+
+typedef struct worker_arg {
+    sinew__pool *pool;
+    int worker;
+} worker_arg;
+
+// Waits until the generation is not `seen` (or the pool stops); returns it.
+static unsigned wait_for_change(sinew__pool *p, unsigned seen)
+{
+    for (int spins = 0; spins < SPIN_ROUNDS; ++spins) {
+        const unsigned g = atomic_load(&p->generation);
+        if (g != seen || atomic_load(&p->stop)) {
+            return g;
+        }
+        relax();
+    }
+    pthread_mutex_lock(&p->lock);
+    atomic_fetch_add(&p->sleepers, 1);
+    while (atomic_load(&p->generation) == seen && !atomic_load(&p->stop)) {
+        pthread_cond_wait(&p->wake, &p->lock);
+    }
+    atomic_fetch_sub(&p->sleepers, 1);
+    pthread_mutex_unlock(&p->lock);
+    return atomic_load(&p->generation);
+}
+
+static void *worker_main(void *arg)
+{
+    sinew__pool *p = ((worker_arg *)arg)->pool;
+    const int worker = ((worker_arg *)arg)->worker;
+    unsigned seen = atomic_load(&p->generation);
+    for (;;) {
+        seen = wait_for_change(p, seen);
+        if (atomic_load(&p->stop)) {
+            return NULL;
+        }
+        if ((seen & 1u) == 0u) {
+            continue; // closed: wait for the next one
+        }
+        atomic_fetch_add(&p->busy, 1);
+        if (atomic_load(&p->generation) == seen) { // still open: its fields hold still until busy is 0
+            run_chunks(p, worker);
+        }
+        atomic_fetch_sub(&p->busy, 1);
+    }
+}
+
+static void pool_stop(sinew_world *world, sinew__pool *p)
+{
+    if (p == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&p->lock);
+    atomic_store(&p->stop, true);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->lock);
+    for (int k = 0; k < p->threads; ++k) {
+        pthread_join(p->ids[k], NULL);
+    }
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->lock);
+    sinew__free(world, p, sizeof *p + sizeof(worker_arg) * SINEW_MAX_WORKERS);
+}
+
+// A pool of `threads` threads, or NULL (memory, or a thread that would not start).
+static sinew__pool *pool_start(sinew_world *world, int threads)
+{
+    const size_t bytes = sizeof(sinew__pool) + sizeof(worker_arg) * SINEW_MAX_WORKERS;
+    sinew__pool *p = sinew__alloc(world, bytes);
+    if (p == NULL) {
+        return NULL;
+    }
+    memset(p, 0, bytes);
+    worker_arg *args = (worker_arg *)(p + 1);
+    atomic_init(&p->next, 0);
+    atomic_init(&p->pending, 0);
+    atomic_init(&p->generation, 0u);
+    atomic_init(&p->busy, 0);
+    atomic_init(&p->sleepers, 0);
+    atomic_init(&p->stop, false);
+    if (pthread_mutex_init(&p->lock, NULL) != 0) {
+        sinew__free(world, p, bytes);
+        return NULL;
+    }
+    if (pthread_cond_init(&p->wake, NULL) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        sinew__free(world, p, bytes);
+        return NULL;
+    }
+    for (int k = 0; k < threads; ++k) {
+        args[k] = (worker_arg){p, k + 1};
+        if (pthread_create(&p->ids[k], NULL, worker_main, &args[k]) != 0) {
+            p->threads = k;
+            pool_stop(world, p);
+            return NULL;
+        }
+        p->threads = k + 1;
+    }
+    return p;
+}
+
+static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range, void *context)
+{
+    const int workers = p->threads + 1;
+    int chunk = (count + 4 * workers - 1) / (4 * workers); // about four chunks a worker
+    chunk = chunk > min_range ? chunk : min_range;
+    p->fn = fn;
+    p->context = context;
+    p->count = count;
+    p->chunk = chunk;
+    atomic_store(&p->pending, (count + chunk - 1) / chunk);
+    atomic_store(&p->next, 0);
+    atomic_fetch_add(&p->generation, 1u); // open
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->lock);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+    }
+    run_chunks(p, 0);
+    while (atomic_load(&p->pending) > 0) {
+        relax();
+    }
+    atomic_fetch_add(&p->generation, 1u); // closed
+    while (atomic_load(&p->busy) > 0) {
+        relax();
+    }
+}
+
+sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def)
+{
+    memset(t, 0, sizeof *t);
+    t->workers = 1;
+    t->enqueue = def->enqueue_task;
+    t->finish = def->finish_task;
+    t->context = def->task_context;
+    t->grain = 1;
+    return sinew__tasks_set_workers(world, t, def->workers);
+}
+
+sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int workers)
+{
+    if (t->enqueue == NULL && workers != t->workers) {
+        sinew__pool *p = NULL;
+        if (workers > 1) {
+            p = pool_start(world, workers - 1);
+            if (p == NULL) {
+                return SINEW_ERR_OUT_OF_MEMORY;
+            }
+        }
+        pool_stop(world, t->pool);
+        t->pool = p;
+    }
+    t->workers = workers;
+    return SINEW_OK;
+}
+
+void sinew__tasks_free(sinew_world *world, sinew__tasks *t)
+{
+    pool_stop(world, t->pool);
+    t->pool = NULL;
+}
+
+void sinew__parallel_for(sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context)
+{
+    if (count <= 0) {
+        return;
+    }
+    if (t->workers <= 1 || count < 2 * min_range) {
+        fn(0, count, 0, context);
+    } else if (t->enqueue != NULL) {
+        void *task = t->enqueue(fn, count, min_range, context, t->context);
+        if (task != NULL) {
+            t->finish(task, t->context);
+        }
+    } else {
+        pool_run(t->pool, fn, count, min_range, context);
+    }
+}

@@ -1,0 +1,33 @@
+// Threads: the world's task system (a user's, or the built-in pool of tasks.c) and the one way
+// the stages use it, sinew__parallel_for. Never installed.
+#pragma once
+
+#include "core.h"
+
+typedef struct sinew__pool sinew__pool;
+
+typedef struct sinew__tasks {
+    int workers;                    // 1..SINEW_MAX_WORKERS
+    sinew_enqueue_task_fn *enqueue; // the user's task system, or NULL
+    sinew_finish_task_fn *finish;
+    void *context;
+    sinew__pool *pool;              // the built-in pool: workers - 1 threads, when there is no user system
+    int grain;                      // divides every stage's smallest range: 1, the engine's; tests raise it
+} sinew__tasks;
+
+// A stage's smallest range of items, `engine_min` divided by the grain (at least 1).
+static inline int sinew__min_range(const sinew__tasks *t, int engine_min)
+{
+    const int m = engine_min / t->grain;
+    return m > 0 ? m : 1;
+}
+
+// From the def (already checked): the built-in pool's threads start here.
+sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def);
+sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int workers);
+void sinew__tasks_free(sinew_world *world, sinew__tasks *t);
+
+// Runs fn over the items [0, count) in ranges of at least min_range and returns when all ran:
+// inline with one worker, or when count is under 2 * min_range. The items must not depend on one
+// another: the results then do not depend on how the ranges fell.
+void sinew__parallel_for(sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context);
