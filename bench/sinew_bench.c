@@ -29,7 +29,7 @@
 
 typedef struct options {
     const char *scene;
-    int n, width, height, rings, tethers, link_forces, user_order;
+    int n, width, height, rings, tethers, link_forces, user_order, threads;
     const char *mode;
     int iterations, substeps, steps, repeat;
     float omega;
@@ -42,7 +42,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--save-world FILE]\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
                "       sinew-bench --scene ik3 [--n LINKS] --method ccd|fabrik|two-bone --start cold|warm\n"
@@ -191,6 +191,7 @@ static int run(const options *o, int iteration)
     wd.solver.jacobi_omega = o->omega;
     set_mode(o->mode, &wd.solver);
     wd.solver.link_forces = o->link_forces != 0;
+    wd.workers = o->threads;
     sinew_world *world;
     if (sinew_world_create(&wd, &world) != SINEW_OK) {
         fprintf(stderr, "sinew-bench: world creation failed\n");
@@ -347,9 +348,9 @@ static int run(const options *o, int iteration)
     if (is_rope) {
         printf("\"user_order\":%s,", o->user_order ? "true" : "false");
     }
-    printf("\"mode\":\"%s\",\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":1,"
+    printf("\"mode\":\"%s\",\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":%d,"
            "\"ms_per_step\":%.4f,\"ns_per_projection\":%.3f,\"ns_per_particle_step\":%.2f,",
-           o->mode, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, 1e3 * elapsed / steps,
+           o->mode, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, o->threads, 1e3 * elapsed / steps,
            1e9 * elapsed / projections, 1e9 * elapsed / (steps * particles));
     if (is_rope) {
         printf("\"stretch\":%.5f,", sum_len / (0.25 * o->n));
@@ -526,7 +527,7 @@ static int run_ik(const options *o, int iteration, int n_given, int steps_given)
 int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
-    options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
+    options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, 1, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
                  "fabrik", "cold", 1000, NULL};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
@@ -572,6 +573,8 @@ int main(int argc, char **argv)
             steps_given = 1;
         } else if (strcmp(a, "--repeat") == 0) {
             ok = bench_parse_int(v, 1, 1000, &o.repeat);
+        } else if (strcmp(a, "--threads") == 0) {
+            ok = bench_parse_int(v, 1, SINEW_MAX_WORKERS, &o.threads);
         } else if (strcmp(a, "--method") == 0) {
             o.method = v;
             ok = ik_method_of(v) >= 0;

@@ -1,4 +1,5 @@
 // The particle store: dense structure of arrays, stable ids, Verlet integration.
+#include <stdatomic.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -537,15 +538,42 @@ static int reset_escaped(sinew__particles *p, bool pack)
     return reset;
 }
 
+// Threads: the per-particle passes in items of PARTICLE_ITEM particles (a multiple of the vector
+// width, so every item runs the vector loops as the whole array would), each particle on its own.
+#define PARTICLE_ITEM 1024
+#define PARTICLE_MIN_ITEMS 8
+
+typedef struct particle_task {
+    sinew_world *world;
+    float h2, velocity_scale;
+    bool pack;
+    atomic_uint out; // some coordinate left the range (an OR: the same whatever the split)
+} particle_task;
+
+static void integrate_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    particle_task *t = context;
+    sinew__particles *p = &t->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    const int n = last - first;
+    const sinew_vec2 g = t->world->gravity;
+    const unsigned out =
+        integrate_arrays(n, p->x + first, p->px + first, p->dx + first, p->ax + first, p->w + first, t->velocity_scale, g.x, t->h2) |
+        integrate_arrays(n, p->y + first, p->py + first, p->dy + first, p->ay + first, p->w + first, t->velocity_scale, g.y, t->h2);
+    atomic_fetch_or(&t->out, out);
+}
+
+static int particle_items(const sinew__particles *p) { return (p->count + PARTICLE_ITEM - 1) / PARTICLE_ITEM; }
+
 int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
 {
     sinew__particles *p = &world->particles;
-    const float h2 = h * h;
-    const unsigned out = integrate_arrays(p->count, p->x, p->px, p->dx, p->ax, p->w, velocity_scale, world->gravity.x, h2) |
-                         integrate_arrays(p->count, p->y, p->py, p->dy, p->ay, p->w, velocity_scale, world->gravity.y, h2);
+    particle_task t = {world, h * h, velocity_scale, false, 0u};
+    sinew__parallel_for(&world->tasks, integrate_items, particle_items(p), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS), &t);
     // A force, gravity or speed that carries a particle out of range (or overflows) must not reach
     // the grid nor any neighbour: it stays where the sub-step begins.
-    return out != 0u ? reset_escaped(p, false) : 0;
+    return atomic_load(&t.out) != 0u ? reset_escaped(p, false) : 0;
 }
 
 float sinew__particles_max_accel(const sinew_world *world)
@@ -653,25 +681,35 @@ SINEW__AVX2 static void unpack_avx2(int n, const sinew__motion *restrict m, floa
 }
 #endif
 
-int sinew__particles_finish_substep(sinew_world *world, bool pack)
+static void finish_items(int start, int end, int worker, void *context)
 {
-    sinew__particles *p = &world->particles;
-    const int n = p->count;
+    (void)worker;
+    particle_task *t = context;
+    sinew__particles *p = &t->world->particles;
+    const int f = start * PARTICLE_ITEM, n = (end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count) - f;
     unsigned out;
-    if (!pack) {
-        out = finish_arrays(n, p->x, p->px, p->dx) | finish_arrays(n, p->y, p->py, p->dy);
+    if (!t->pack) {
+        out = finish_arrays(n, p->x + f, p->px + f, p->dx + f) | finish_arrays(n, p->y + f, p->py + f, p->dy + f);
     }
 #if SINEW__X86
-    else if (world->avx2) {
-        out = finish_and_pack_avx2(n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
+    else if (t->world->avx2) {
+        out = finish_and_pack_avx2(n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f, p->motion + f);
     }
 #endif
     else {
-        out = finish_and_pack(0, n, p->x, p->y, p->px, p->py, p->dx, p->dy, p->motion);
+        out = finish_and_pack(0, n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f, p->motion + f);
     }
+    atomic_fetch_or(&t->out, out);
+}
+
+int sinew__particles_finish_substep(sinew_world *world, bool pack)
+{
+    sinew__particles *p = &world->particles;
+    particle_task t = {world, 0.0f, 0.0f, pack, 0u};
+    sinew__parallel_for(&world->tasks, finish_items, particle_items(p), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS), &t);
     // A diverging solve (say Jacobi over-relaxed at one iteration) must not spread NaN: the
     // particles it broke go back to where the sub-step began, at rest, and are counted.
-    return out != 0u ? reset_escaped(p, pack) : 0;
+    return atomic_load(&t.out) != 0u ? reset_escaped(p, pack) : 0;
 }
 
 void sinew__particles_unpack_motion(sinew_world *world)

@@ -1,0 +1,172 @@
+// Threads: the worker count and task system in the def, changed between steps, refused when bad;
+// the same end state at any worker count, with the count changed every few steps, with several
+// worlds (each with its own pool) stepped at once from their own threads, after a load and a clone.
+// Runs under ThreadSanitizer in tests/run.
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+#include "world_internal.h"
+
+static uint64_t state_hash(const sinew_world *w)
+{
+    sinew_particle_view v = sinew_world_particles(w);
+    uint64_t h = 1469598103934665603ull;
+    const float *a[4] = {v.x, v.y, v.px, v.py};
+    for (int k = 0; k < 4; ++k) {
+        const unsigned char *b = (const unsigned char *)a[k];
+        for (size_t i = 0; i < 4u * (size_t)v.count; ++i) {
+            h = (h ^ b[i]) * 1099511628211ull;
+        }
+    }
+    return h;
+}
+
+// A pile and a cloth over it, both solver modes: distances, contacts, collider contacts.
+static sinew_world *scene(sinew_solver_mode mode, int workers)
+{
+    sinew_world_def wd = sinew_default_world_def();
+    wd.solver.mode = mode;
+    wd.workers = workers;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    w->tasks.grain = 1000; // small scenes: hand out ranges of one item, so that every stage splits
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 400;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    sinew_cloth_def cd = sinew_default_cloth_def();
+    cd.columns = cd.rows = 20;
+    cd.origin = sinew_vec2_make(2.0f, 30.0f);
+    assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+    return w;
+}
+
+static uint64_t run(sinew_solver_mode mode, int workers, bool change_workers)
+{
+    sinew_world *w = scene(mode, workers);
+    for (int s = 0; s < 90; ++s) {
+        if (change_workers && s % 10 == 0) {
+            assert_int_equal(sinew_world_set_workers(w, 1 + (s / 10) % 4), SINEW_OK);
+        }
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    }
+    const uint64_t h = state_hash(w);
+    sinew_world_destroy(w);
+    return h;
+}
+
+static void any_worker_count_gives_the_same_state(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        const uint64_t one = run((sinew_solver_mode)mode, 1, false);
+        for (int workers = 2; workers <= 5; ++workers) {
+            assert_true(run((sinew_solver_mode)mode, workers, false) == one);
+        }
+        assert_true(run((sinew_solver_mode)mode, 2, true) == one); // the count changed every 10 steps
+    }
+}
+
+static void bad_thread_settings_are_refused(void **state)
+{
+    (void)state;
+    sinew_world_def wd = sinew_default_world_def();
+    sinew_world *w = NULL;
+    wd.workers = 0;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_ERR_OUT_OF_RANGE);
+    wd.workers = SINEW_MAX_WORKERS + 1;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_ERR_OUT_OF_RANGE);
+    wd.workers = 2;
+    wd.finish_task = NULL;
+    wd.enqueue_task = (sinew_enqueue_task_fn *)NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK); // neither: the built-in pool
+    assert_int_equal(sinew_world_get_workers(w), 2);
+    assert_int_equal(sinew_world_set_workers(w, 0), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_world_set_workers(w, SINEW_MAX_WORKERS + 1), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_world_get_workers(w), 2);
+    assert_int_equal(sinew_world_set_workers(NULL, 2), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_world_get_workers(NULL), 0);
+    assert_non_null(w->tasks.pool); // the pool exists
+    assert_int_equal(sinew_world_set_workers(w, 1), SINEW_OK);
+    assert_null(w->tasks.pool); // and stops at one worker
+    sinew_world_destroy(w);
+}
+
+// A snapshot taken with 3 workers loads with 1 and with 2, and a clone keeps the count: the same
+// future everywhere.
+static void loads_and_clones_keep_the_state_at_any_count(void **state)
+{
+    (void)state;
+    sinew_world *w = scene(SINEW_SOLVER_GAUSS_SEIDEL, 3);
+    for (int s = 0; s < 30; ++s) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    }
+    const size_t n = sinew_world_save_size(w);
+    void *buf = malloc(n);
+    assert_non_null(buf);
+    size_t written = 0;
+    assert_int_equal(sinew_world_save(w, buf, n, &written), SINEW_OK);
+    sinew_world *copy = NULL, *loaded = NULL;
+    assert_int_equal(sinew_world_clone(w, &copy), SINEW_OK);
+    assert_int_equal(sinew_world_get_workers(copy), 3);
+    sinew_world_def d = sinew_default_world_def();
+    d.workers = 2;
+    assert_int_equal(sinew_world_load(buf, written, &d, &loaded), SINEW_OK);
+    assert_int_equal(sinew_world_get_workers(loaded), 2);
+    d.workers = 0;
+    sinew_world *refused = NULL;
+    assert_int_equal(sinew_world_load(buf, written, &d, &refused), SINEW_ERR_OUT_OF_RANGE);
+    assert_null(refused);
+    for (int s = 0; s < 30; ++s) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        assert_int_equal(sinew_world_step(copy, 1.0f / 60.0f), SINEW_OK);
+        assert_int_equal(sinew_world_step(loaded, 1.0f / 60.0f), SINEW_OK);
+    }
+    assert_true(state_hash(w) == state_hash(copy));
+    assert_true(state_hash(w) == state_hash(loaded));
+    free(buf);
+    sinew_world_destroy(w);
+    sinew_world_destroy(copy);
+    sinew_world_destroy(loaded);
+}
+
+// Several worlds at once, each stepped by its own thread with its own pool of 2 workers.
+typedef struct job {
+    sinew_solver_mode mode;
+    uint64_t hash;
+} job;
+
+static void *step_one(void *arg)
+{
+    job *j = arg;
+    j->hash = run(j->mode, 2, false);
+    return NULL;
+}
+
+static void several_worlds_step_at_once(void **state)
+{
+    (void)state;
+    job jobs[3] = {{SINEW_SOLVER_GAUSS_SEIDEL, 0}, {SINEW_SOLVER_JACOBI, 0}, {SINEW_SOLVER_GAUSS_SEIDEL, 0}};
+    pthread_t t[3];
+    for (int k = 0; k < 3; ++k) {
+        assert_int_equal(pthread_create(&t[k], NULL, step_one, &jobs[k]), 0);
+    }
+    for (int k = 0; k < 3; ++k) {
+        assert_int_equal(pthread_join(t[k], NULL), 0);
+    }
+    assert_true(jobs[0].hash == jobs[2].hash);
+    assert_true(jobs[0].hash == run(SINEW_SOLVER_GAUSS_SEIDEL, 1, false));
+    assert_true(jobs[1].hash == run(SINEW_SOLVER_JACOBI, 1, false));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(any_worker_count_gives_the_same_state),
+        cmocka_unit_test(bad_thread_settings_are_refused),
+        cmocka_unit_test(loads_and_clones_keep_the_state_at_any_count),
+        cmocka_unit_test(several_worlds_step_at_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
