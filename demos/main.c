@@ -28,6 +28,7 @@ typedef struct app {
     // display
     bool headless, show_hud, show_help, autoplay, running;
     bool overlay; // F2 / --overlay: sinew_world_draw of everything over the scene
+    int workers;  // threads every world steps with: 1 or 2 (t toggles, --threads N)
     SDL_Window *window;
     SDL_Renderer *renderer;
     SDL_Surface *target; // headless: what the software renderer draws into
@@ -117,7 +118,8 @@ static bool apply_solver(app *a)
         s.iterations = a->solver.iterations;
         s.substeps = a->solver.substeps;
         s.jacobi_omega = a->solver.jacobi_omega;
-        if (!demo_check(sinew_world_set_solver(w, &s), w, "sinew_world_set_solver")) {
+        if (!demo_check(sinew_world_set_solver(w, &s), w, "sinew_world_set_solver") ||
+            !demo_check(sinew_world_set_workers(w, a->workers), w, "sinew_world_set_workers")) {
             return false;
         }
     }
@@ -295,8 +297,8 @@ static void compose_hud(app *a, hud_text *t)
         if (!a->scene->lock_mode) {
             n += snprintf(t->left + n, cap - (size_t)n, "%s   ", mode_name(a->solver.mode));
         }
-        n += snprintf(t->left + n, cap - (size_t)n, "iterations %d   substeps %d   omega %.2f", a->solver.iterations,
-                      a->solver.substeps, (double)a->solver.jacobi_omega);
+        n += snprintf(t->left + n, cap - (size_t)n, "iterations %d   substeps %d   omega %.2f   workers %d",
+                      a->solver.iterations, a->solver.substeps, (double)a->solver.jacobi_omega, a->workers);
     }
     for (int k = 0; k < a->scene->world_count; ++k) {
         n += snprintf(t->left + n, cap - (size_t)n, "\n");
@@ -365,6 +367,7 @@ static void draw_help(app *a)
              "+  -        iterations\n"
              "[  ]        substeps\n"
              "o  p        Jacobi omega down, up\n"
+             "t           worker threads: 1 or 2 (the same result either way)\n"
              "a           autoplay (the scripted input)\n"
              "F2          debug overlay: contacts, pins, angle limits, areas\n"
              "F12         screenshot: sinew-%s.png\n"
@@ -498,6 +501,7 @@ static void handle_key(app *a, SDL_Keycode key)
     case SDLK_KP_MINUS: a->solver.iterations = next_on_ladder(a->solver.iterations, false); break;
     case SDLK_RIGHTBRACKET: a->solver.substeps = next_on_ladder(a->solver.substeps, true); break;
     case SDLK_LEFTBRACKET: a->solver.substeps = next_on_ladder(a->solver.substeps, false); break;
+    case SDLK_t: a->workers = a->workers == 1 ? 2 : 1; break;
     case SDLK_o: a->solver.jacobi_omega = fmaxf(0.05f, a->solver.jacobi_omega - 0.05f); break;
     case SDLK_p: a->solver.jacobi_omega = fminf(1.95f, a->solver.jacobi_omega + 0.05f); break;
     case SDLK_h: a->show_help = !a->show_help; break;
@@ -657,7 +661,7 @@ static int run_headless(app *a, int frames, const char *screenshot, bool autopla
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: sinew-demos [--scene NAME] [--mode gs|jacobi] [--iterations N] [--substeps N] [--omega W]\n"
+            "usage: sinew-demos [--scene NAME] [--mode gs|jacobi] [--iterations N] [--substeps N] [--omega W] [--threads N]\n"
             "                   [--size WxH] [--balls N] [--autoplay] [--frames N [--screenshot FILE]]\n"
             "       sinew-demos --headless --scene NAME [--frames N] [--screenshot FILE.png|FILE.bmp] [--no-hud] [--overlay]\n"
             "                   [--no-autoplay] [--keys KEYS] (scene keys pressed at the first steps, e.g. m in ik)\n"
@@ -685,6 +689,7 @@ int main(int argc, char **argv)
 {
     app a = {0};
     a.show_hud = true;
+    a.workers = 1;
     a.width = 1280;
     a.height = 800;
     const char *scene_name = NULL, *screenshot = NULL, *mode = NULL, *save_world = NULL;
@@ -731,6 +736,8 @@ int main(int argc, char **argv)
             ok = parse_int(val, 1, 1024, &iterations), ++i;
         } else if (strcmp(arg, "--substeps") == 0) {
             ok = parse_int(val, 1, 1024, &substeps), ++i;
+        } else if (strcmp(arg, "--threads") == 0) {
+            ok = parse_int(val, 1, SINEW_MAX_WORKERS, &a.workers), ++i;
         } else if (strcmp(arg, "--omega") == 0) {
             char *end = NULL;
             omega = strtof(val, &end), ++i;
