@@ -13,7 +13,7 @@
 
 #include "world_internal.h"
 
-#define SPIN_ROUNDS 20000 // about 50 to 100 us of spinning before a worker sleeps
+#define SPIN_ROUNDS 2000 // about 5 to 10 us of spinning before a worker sleeps
 
 struct sinew__pool {
     int threads; // workers - 1
