@@ -18,7 +18,9 @@ static sinew_color strain_color(float ratio)
     return rgba((uint8_t)(40.0f + 210.0f * up), (uint8_t)(200.0f - 150.0f * off), (uint8_t)(60.0f + 190.0f * down), 255);
 }
 
-// A half-plane: the quad over its solid side of the bounds, from its edge inwards.
+// A half-plane: the part of the bounds on its solid side (3 to 5 vertices, counter-clockwise;
+// nothing when it misses them). Clipped in double, so every vertex lies in the bounds even when
+// the plane's offset is near FLT_MAX.
 static void draw_half_plane(const sinew__collider *c, const sinew_debug_draw *d, sinew_color color)
 {
     sinew_vec2 lo = d->bounds_min, hi = d->bounds_max;
@@ -26,13 +28,27 @@ static void draw_half_plane(const sinew__collider *c, const sinew_debug_draw *d,
         lo = sinew_vec2_make(-DEFAULT_BOUNDS, -DEFAULT_BOUNDS);
         hi = sinew_vec2_make(DEFAULT_BOUNDS, DEFAULT_BOUNDS);
     }
-    const sinew_vec2 n = sinew_vec2_make(c->nx, c->ny), mid = sinew_vec2_scale(sinew_vec2_add(lo, hi), 0.5f);
-    const float reach = sinew_vec2_distance(lo, hi);
-    const sinew_vec2 on_edge = sinew_vec2_mul_add(mid, c->offset - sinew_vec2_dot(n, mid), n); // nearest the middle
-    const sinew_vec2 along = sinew_vec2_scale(sinew_vec2_make(-c->ny, c->nx), reach), deep = sinew_vec2_scale(n, -reach);
-    const sinew_vec2 a = sinew_vec2_sub(on_edge, along), b = sinew_vec2_add(on_edge, along);
-    const sinew_vec2 quad[4] = {a, b, sinew_vec2_add(b, deep), sinew_vec2_add(a, deep)}; // counter-clockwise
-    d->polygon(quad, 4, 0.0f, color, d->context);
+    const sinew_vec2 box[4] = {lo, sinew_vec2_make(hi.x, lo.y), hi, sinew_vec2_make(lo.x, hi.y)};
+    double side[4];
+    for (int k = 0; k < 4; ++k) { // below 0: solid
+        side[k] = (double)c->nx * box[k].x + (double)c->ny * box[k].y - (double)c->offset;
+    }
+    sinew_vec2 clipped[5];
+    int n = 0;
+    for (int k = 0; k < 4; ++k) {
+        const int next = (k + 1) & 3;
+        if (side[k] <= 0.0) {
+            clipped[n++] = box[k];
+        }
+        if ((side[k] <= 0.0) != (side[next] <= 0.0)) { // the edge crosses the plane
+            const double t = side[k] / (side[k] - side[next]);
+            clipped[n++] = sinew_vec2_make((float)(box[k].x + t * ((double)box[next].x - box[k].x)),
+                                           (float)(box[k].y + t * ((double)box[next].y - box[k].y)));
+        }
+    }
+    if (n >= 3) {
+        d->polygon(clipped, n, 0.0f, color, d->context);
+    }
 }
 
 static void draw_colliders(const sinew_world *world, const sinew_debug_draw *d)

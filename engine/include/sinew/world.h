@@ -168,7 +168,7 @@ typedef enum sinew_draw_flags {
     SINEW_DRAW_PINS = 1u << 2,      ///< each pin's target, and a segment to its particle
     SINEW_DRAW_AREAS = 1u << 3,     ///< area rings, coloured by area / target
     SINEW_DRAW_ANGLES = 1u << 4,    ///< angle limits as wedges: the two limit directions at each joint
-    SINEW_DRAW_COLLIDERS = 1u << 5, ///< static colliders (a half-plane as a quad covering its part of the bounds)
+    SINEW_DRAW_COLLIDERS = 1u << 5, ///< static colliders (a half-plane as the part of the bounds on its solid side)
     SINEW_DRAW_CONTACTS = 1u << 6,  ///< the last step's contact points and normals
     SINEW_DRAW_ALL = 0x7fu,
 } sinew_draw_flags;
@@ -183,8 +183,9 @@ typedef struct sinew_debug_draw {
     void (*point)(sinew_vec2 p, sinew_color color, void *context);
     uint32_t flags;  ///< sinew_draw_flags
     void *context;   ///< handed to every callback
-    /// The world rectangle being shown, in metres. Half-planes are drawn as a quad covering their
-    /// solid side of it. When min is not below max on both axes, +-1000 m around the origin.
+    /// The world rectangle being shown, in metres. A half-plane is drawn as the polygon its solid
+    /// side cuts from it (nothing when it misses the rectangle). When min is not below max on both
+    /// axes, or either is not finite, +-1000 m around the origin.
     sinew_vec2 bounds_min, bounds_max;
 } sinew_debug_draw;
 
