@@ -1466,20 +1466,26 @@ static void op_inspect(state *s, reader *r)
         }
     }
     // Readings and the debug draw, from no byte of their own: forces finite (or not measured),
-    // every primitive drawn finite.
+    // every primitive drawn finite. The readings are checked as a whole (the world unchanged after
+    // all of them), not call by call: a check of every particle per link is quadratic.
+    const snapshot before_readings = snap(s);
     for (int k = 0; k < sinew_world_pin_count(w); ++k) {
         sinew_vec2 force = {0.0f, 0.0f};
-        const sinew_status st = CALL(s, sinew_pin_get_force(w, sinew_pin_id_at(w, k), &force));
+        const sinew_status st = sinew_pin_get_force(w, sinew_pin_id_at(w, k), &force);
         if (!(st == SINEW_OK || st == SINEW_ERR_NOT_MEASURED) || !isfinite(force.x) || !isfinite(force.y)) {
             fuzz_fail("pin_get_force: pin %d: %s, (%g, %g)", k, sinew_status_name(st), (double)force.x, (double)force.y);
         }
     }
     for (int k = 0; k < sinew_world_distance_count(w); ++k) {
         float t = 0.0f;
-        const sinew_status st = CALL(s, sinew_distance_get_force(w, sinew_distance_id_at(w, k), &t));
+        const sinew_status st = sinew_distance_get_force(w, sinew_distance_id_at(w, k), &t);
         if (!(st == SINEW_OK || st == SINEW_ERR_NOT_MEASURED) || !isfinite(t)) {
             fuzz_fail("distance_get_force: link %d: %s, %g", k, sinew_status_name(st), (double)t);
         }
+    }
+    verify(s, SINEW_OK, before_readings, "pin_get_force and distance_get_force of every constraint");
+    if (snap(s).bytes != before_readings.bytes) {
+        fuzz_fail("force readings changed the world's bytes");
     }
     int drawn = 0;
     const sinew_debug_draw draw = {draw_circle, draw_segment, draw_polygon, draw_point, SINEW_DRAW_ALL, &drawn,
