@@ -88,7 +88,7 @@ static sinew_status check_scalars(const sinew_world *world, float pressure, floa
     return SINEW_OK;
 }
 
-sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, sinew_area_id *out)
+static sinew_status area_create(sinew_world *world, const sinew_area_def *def, sinew_area_id *out)
 {
     if (world == NULL || def == NULL || (def->particles == NULL && def->count > 0)) {
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, "sinew_area_create: world, def and particles are required");
@@ -108,9 +108,9 @@ sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, si
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_area_create: max_constraints reached");
     }
     // Validate first, so that a refused ring changes nothing (the byte count included). A
-    // duplicate is found by marking each particle in inv_n, the Jacobi scratch that every step
-    // clears before use: O(n) for rings of any size.
-    float *mark = world->particles.inv_n;
+    // duplicate is found by marking each particle in grad_x, the areas' scratch that every use
+    // writes before it reads: O(n) for rings of any size.
+    float *mark = world->particles.grad_x;
     bool ok = true;
     for (int k = 0; k < def->count && ok; ++k) {
         const int i = sinew__particle_lookup(world, def->particles[k]);
@@ -171,6 +171,25 @@ sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, si
     a->lambda[k] = 0.0f;
     a->soft_count += is_soft(&a->c[k]);
     return SINEW_OK;
+}
+
+sinew_status sinew_area_create(sinew_world *world, const sinew_area_def *def, sinew_area_id *out)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    // The areas' scratch (and the mark above) comes with the first area; a refused first area
+    // leaves none.
+    const bool had = (world->particles.needs & SINEW__NEED_AREA) != 0u;
+    sinew_status s = sinew__scratch_need(world, SINEW__NEED_AREA);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_area_create: allocating the areas' scratch failed");
+    }
+    s = area_create(world, def, out);
+    if (s != SINEW_OK && !had) {
+        sinew__scratch_drop(world, SINEW__NEED_AREA);
+    }
+    return s;
 }
 
 // Removes constraint k: its indices leave the pool (the pool is packed), the last record moves in.

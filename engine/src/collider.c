@@ -121,6 +121,10 @@ static sinew_status add(sinew_world *world, const sinew_collider_def *def, sinew
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "collider create: growing the store failed");
     }
+    s = sinew__scratch_need(world, SINEW__NEED_COLLIDE); // contacts with colliders use the particles' collision scratch
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "collider create: allocating the collision scratch failed");
+    }
     c->mu_s = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
     c->mu_k = sqrtf(def->kinetic_friction);
     c->group = def->group;

@@ -85,7 +85,7 @@ SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, u
     const int a = (int)sorted[qa];
     const float ax = cx[qa], ay = cy[qa], ar = cr[qa];
     const uint32_t group_a = cgroup[qa], mask_a = cmask[qa];
-    const bool skip_linked = world->skip_linked_pairs && p->link_n[a] != 0u;
+    const bool skip_linked = world->skip_linked_pairs && world->distances.l.count > 0 && p->link_n[a] != 0u;
     const bool movable_a = cw[qa] > 0.0f;
     const float margin2 = 2.0f * world->grid.margin;
     int m = s->count;

@@ -21,30 +21,121 @@ static int distance_fields(void *kind, sinew__field *f)
     f[0] = (sinew__field){(void **)&d->l.c, sizeof(sinew__distance), false};
     f[1] = (sinew__field){(void **)&d->l.soft, sizeof(sinew__softness), false};
     f[2] = (sinew__field){(void **)&d->l.lambda, sizeof(float), true};
-    f[3] = (sinew__field){(void **)&d->l.perm, sizeof(uint32_t), true};     // scratch, redrawn each step
-    f[4] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t), true}; // per block, refreshed on change
-    f[5] = (sinew__field){(void **)&d->mode, sizeof(uint8_t), false};
-    f[6] = (sinew__field){(void **)&d->adj, 2 * sizeof(uint32_t), true};    // scratch, rebuilt when dirty
-    f[7] = (sinew__field){(void **)&d->order, sizeof(uint32_t), true};     // Jacobi's layout, rebuilt when dirty
-    f[8] = (sinew__field){(void **)&d->jlo, sizeof(float), true};
-    f[9] = (sinew__field){(void **)&d->jhi, sizeof(float), true};
-    f[10] = (sinew__field){(void **)&d->runs, sizeof(sinew__run), true};
-    f[11] = (sinew__field){(void **)&d->by_i, sizeof(uint32_t), true};
-    f[12] = (sinew__field){(void **)&d->step_x, sizeof(float), true};      // scratch of a Jacobi iteration
-    f[13] = (sinew__field){(void **)&d->step_y, sizeof(float), true};
-    f[14] = (sinew__field){(void **)&d->step_lambda, sizeof(float), true};
-    f[15] = (sinew__field){(void **)&d->tear, sizeof(float), false};
-    f[16] = (sinew__field){(void **)&d->strain, sizeof(float), false};
-    f[17] = (sinew__field){(void **)&d->user_data, sizeof(void *), false};
-    f[18] = (sinew__field){(void **)&d->l.span, sizeof(uint32_t), true};    // spans of independent blocks
-    return 19;
+    f[3] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t), true}; // per block, refreshed on change
+    f[4] = (sinew__field){(void **)&d->mode, sizeof(uint8_t), false};
+    f[5] = (sinew__field){(void **)&d->tear, sizeof(float), false};
+    f[6] = (sinew__field){(void **)&d->strain, sizeof(float), false};
+    f[7] = (sinew__field){(void **)&d->user_data, sizeof(void *), false};
+    f[8] = (sinew__field){(void **)&d->l.span, sizeof(uint32_t), true}; // spans of independent blocks
+    return 9;
 }
 
-sinew_status sinew__distances_reserve(sinew_world *world, int capacity)
+// The per-link scratch groups (sinew__distances.scratch): their need bits and arrays, all derived
+// (rebuilt when dirty, or redrawn each step).
+static const unsigned group_need[3] = {SINEW__NEED_LINKED, SINEW__NEED_JACOBI, SINEW__NEED_SHUFFLE};
+
+static int group_fields(sinew__distances *d, int g, sinew__field *f)
+{
+    int n = 0;
+#define F(array, size) (f[n++] = (sinew__field){(void **)&d->array, (size), true})
+    if (g == 0) {
+        F(adj, 2 * sizeof(uint32_t));
+    } else if (g == 1) {
+        F(order, sizeof(uint32_t));
+        F(jlo, sizeof(float));
+        F(jhi, sizeof(float));
+        F(runs, sizeof(sinew__run));
+        F(by_i, sizeof(uint32_t));
+        F(step_x, sizeof(float)); // scratch of a Jacobi iteration
+        F(step_y, sizeof(float));
+        F(step_lambda, sizeof(float));
+    } else {
+        F(l.perm, sizeof(uint32_t));
+    }
+#undef F
+    return n;
+}
+
+// Grows group g to the store's capacity.
+static sinew_status fit_group(sinew_world *world, int g)
 {
     sinew__distances *d = &world->distances;
-    return sinew__store_reserve(world, &d->store, d, distance_fields, d->l.count, capacity);
+    sinew__scratch *sc = &d->scratch[g];
+    if (sc->block != NULL && sc->capacity >= d->store.capacity) {
+        return SINEW_OK;
+    }
+    sinew__field f[SINEW__MAX_FIELDS];
+    const int n = group_fields(d, g, f);
+    const sinew_status s = sinew__block_resize(world, &sc->block, &sc->bytes, f, n, sc->block == NULL ? 0 : (d->l.count < sc->capacity ? d->l.count : sc->capacity),
+                                               d->store.capacity);
+    if (s == SINEW_OK) {
+        sc->capacity = d->store.capacity;
+    }
+    return s;
 }
+
+static void drop_group(sinew_world *world, int g)
+{
+    sinew__distances *d = &world->distances;
+    sinew__free(world, d->scratch[g].block, d->scratch[g].bytes);
+    memset(&d->scratch[g], 0, sizeof d->scratch[g]);
+    sinew__field f[SINEW__MAX_FIELDS];
+    const int n = group_fields(d, g, f);
+    for (int k = 0; k < n; ++k) {
+        *f[k].ptr = NULL;
+    }
+}
+
+// Grows the store's allocated groups to its capacity.
+static sinew_status fit_scratch(sinew_world *world)
+{
+    sinew_status s = SINEW_OK;
+    for (int g = 0; g < 3 && s == SINEW_OK; ++g) {
+        if ((world->particles.needs & group_need[g]) != 0u) {
+            s = fit_group(world, g);
+        }
+    }
+    return s;
+}
+
+sinew_status sinew__distances_scratch_need(sinew_world *world, unsigned needs)
+{
+    int g = 0;
+    sinew_status s = SINEW_OK;
+    for (; g < 3 && s == SINEW_OK; ++g) {
+        if ((needs & group_need[g]) != 0u) {
+            s = fit_group(world, g);
+        }
+    }
+    if (s != SINEW_OK) {
+        for (int k = 0; k < g; ++k) {
+            if ((needs & group_need[k]) != 0u && (world->particles.needs & group_need[k]) == 0u) {
+                drop_group(world, k);
+            }
+        }
+    }
+    return s;
+}
+
+void sinew__distances_scratch_drop(sinew_world *world, unsigned needs)
+{
+    for (int g = 0; g < 3; ++g) {
+        if ((needs & group_need[g]) != 0u) {
+            drop_group(world, g);
+        }
+    }
+}
+
+// Room for `capacity` links and their scratch. On failure (CAPACITY, OUT_OF_MEMORY) the links are
+// unchanged (the store may have grown).
+static sinew_status reserve(sinew_world *world, int capacity)
+{
+    sinew__distances *d = &world->distances;
+    const sinew_status s = sinew__store_reserve(world, &d->store, d, distance_fields, d->l.count, capacity);
+    return s == SINEW_OK ? fit_scratch(world) : s;
+}
+
+sinew_status sinew__distances_reserve(sinew_world *world, int capacity) { return reserve(world, capacity); }
 
 static void distances_free(sinew_world *world)
 {
@@ -54,6 +145,9 @@ static void distances_free(sinew_world *world)
     world->tears_bytes = 0;
     world->tear_count = world->tear_capacity = 0;
     sinew__store_free(world, &world->distances.store);
+    for (int g = 0; g < 3; ++g) {
+        sinew__free(world, world->distances.scratch[g].block, world->distances.scratch[g].bytes);
+    }
     memset(&world->distances, 0, sizeof world->distances);
 }
 
@@ -142,9 +236,15 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     if (world->max_constraints > 0 && d->l.count >= world->max_constraints) {
         return sinew__fail(world, SINEW_ERR_CAPACITY, "sinew_distance_create: max_constraints reached");
     }
-    s = sinew__store_reserve(world, &d->store, d, distance_fields, d->l.count, d->l.count + 1);
+    s = reserve(world, d->l.count + 1);
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_distance_create: growing the store failed");
+    }
+    if ((world->particles.needs & SINEW__NEED_COLLIDE) != 0u && world->skip_linked_pairs) {
+        s = sinew__scratch_need(world, SINEW__NEED_LINKED); // contacts will skip linked pairs
+        if (s != SINEW_OK) {
+            return sinew__fail(world, s, "sinew_distance_create: allocating the adjacency failed");
+        }
     }
     if (def->tear_ratio > 0.0f && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the tear list failed");
@@ -350,10 +450,23 @@ void sinew__distances_colour(sinew_world *world)
     if (8 * free_blocks >= 7 * blocks) {
         return;
     }
-    uint32_t *mask = world->particles.colors; // contact scratch, free between sub-steps: colours per particle
-    uint32_t *colour = d->order;              // Jacobi scratch, rebuilt after this (order_dirty)
-    uint32_t *from = d->by_i;
-    memset(mask, 0, sizeof(uint32_t) * (size_t)world->particles.count);
+    // Scratch for the regrouping only, freed before the step goes on: the colours of each particle
+    // (a mask), each link's colour and the permutation, and the permutation's temporary. When it
+    // cannot be had, the links keep their order and the next step tries again.
+    const int np = world->particles.count;
+    _Static_assert(sizeof(sinew__distance) >= sizeof(void *) && sizeof(sinew__distance) >= sizeof(sinew__softness),
+                   "the permutation's temporary holds the largest field");
+    const size_t bytes = sizeof(uint32_t) * (size_t)np + (sizeof(uint8_t) + sizeof(uint32_t) + sizeof(sinew__distance)) * (size_t)n;
+    void *temp = sinew__alloc(world, bytes);
+    if (temp == NULL) {
+        d->colour_dirty = true;
+        return;
+    }
+    sinew__distance *scratch = temp; // first: the most aligned
+    uint32_t *mask = (uint32_t *)(scratch + n);
+    uint32_t *from = mask + np;
+    uint8_t *colour = (uint8_t *)(from + n);
+    memset(mask, 0, sizeof(uint32_t) * (size_t)np);
     int start[COLOUR_COUNT + 1] = {0};
     for (int k = 0; k < n; ++k) {
         const int i = c[k].i, j = c[k].j;
@@ -362,7 +475,7 @@ void sinew__distances_colour(sinew_world *world)
         const uint32_t bit = col < 32u ? 1u << col : 0u;
         mask[i] |= w[i] > 0.0f ? bit : 0u;
         mask[j] |= w[j] > 0.0f ? bit : 0u;
-        colour[k] = col;
+        colour[k] = (uint8_t)col;
         start[col + 1] += 1;
     }
     for (int m = 0; m < COLOUR_COUNT; ++m) {
@@ -371,9 +484,8 @@ void sinew__distances_colour(sinew_world *world)
     for (int k = 0; k < n; ++k) { // stable: in their order within a colour
         from[start[colour[k]]++] = (uint32_t)k;
     }
-    _Static_assert(sizeof(sinew__run) >= sizeof(sinew__distance) && sizeof(sinew__run) >= sizeof(void *),
-                   "the runs array is the permutation's temporary");
-    sinew__store_permute(&d->store, d, distance_fields, n, from, d->runs);
+    sinew__store_permute(&d->store, d, distance_fields, n, from, scratch);
+    sinew__free(world, temp, bytes);
     d->adj_dirty = d->order_dirty = d->blocks_dirty = true;
 }
 
@@ -503,6 +615,9 @@ static bool distances_load(sinew_world *world, sinew__reader *r)
     if (!sinew__expect(r, regroup <= 1u, "snapshot: a distance flag is out of range") ||
         !sinew__store_load(r, world, &d->store, d, distance_fields, &d->l.count, most)) {
         return false;
+    }
+    if (fit_scratch(world) != SINEW_OK) {
+        return sinew__reader_fail(r, SINEW_ERR_OUT_OF_MEMORY, "snapshot: allocating the distances' scratch failed");
     }
     for (int k = 0; k < d->l.count; ++k) {
         if (!sinew__expect(r, distance_ok(world, d, k), "snapshot: a distance constraint is out of range")) {

@@ -8,12 +8,15 @@
 
 typedef struct sinew__distances {
     sinew__store store;     // the count is l.count
-    sinew__links l;
+    sinew__links l;         // l.perm: SINEW__NEED_SHUFFLE scratch
     uint8_t *mode;          // sinew_distance_mode, cold
+    // Per-link scratch in blocks of their own, allocated with their groups (see sinew__particles):
+    // [0] SINEW__NEED_LINKED (adj), [1] SINEW__NEED_JACOBI (the layout), [2] SINEW__NEED_SHUFFLE (l.perm).
+    sinew__scratch scratch[3];
     uint32_t *adj;          // 2 per distance: linked neighbours by particle (skip_linked_pairs)
     // Jacobi's layout, by place m: the links sorted by their offset j - i, then by i, and cut into
     // runs, so that both passes of an iteration read and write particles at consecutive indices
-    // (see sinew__distances_prepare). Rebuilt when order_dirty.
+    // (see sinew__distances_prepare). Rebuilt when order_dirty. SINEW__NEED_JACOBI.
     uint32_t *order;        // place m -> link k
     float *jlo, *jhi;       // the allowed lengths
     sinew__run *runs;       // run_count of them (at most one per link)
@@ -138,6 +141,10 @@ void sinew__distances_adjacency(sinew_world *world);
 // movable particle; see distance.c.
 void sinew__distances_colour(sinew_world *world);
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
+// The per-link part of sinew__scratch_need and sinew__scratch_drop (the groups of `needs` with
+// per-link arrays). On failure none of those `needs` asked for is allocated.
+sinew_status sinew__distances_scratch_need(sinew_world *world, unsigned needs);
+void sinew__distances_scratch_drop(sinew_world *world, unsigned needs);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
 // End of a step: removes the links whose smoothed strain passed their tear ratio, into world->tears.
 void sinew__distances_tear(sinew_world *world);

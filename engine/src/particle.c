@@ -37,44 +37,180 @@ static int particle_fields(void *kind, sinew__field *f)
     return (int)(sizeof fields / sizeof fields[0]);
 }
 
-// The other modules' per-particle scratch (see sinew__particles).
-static int scratch_fields(sinew__particles *p, sinew__field *f)
+// The arrays of scratch group g (bit 1 << g of SINEW__NEED_*; see sinew__particles).
+static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
 {
-    const sinew__field fields[] = {
-        {(void **)&p->acc, sizeof(sinew__jacobi_sum), false}, {(void **)&p->acc2, sizeof(sinew__jacobi_sum), false},
-        {(void **)&p->inv_n, sizeof(float), false},
-        {(void **)&p->cell_of, sizeof(uint32_t), false}, {(void **)&p->sorted, sizeof(uint32_t), false},
-        {(void **)&p->cell_x, sizeof(float), false},     {(void **)&p->cell_y, sizeof(float), false},
-        {(void **)&p->cell_r, sizeof(float), false},     {(void **)&p->cell_w, sizeof(float), false},
-        {(void **)&p->cell_group, sizeof(uint32_t), false}, {(void **)&p->cell_mask, sizeof(uint32_t), false},
-        {(void **)&p->colors, sizeof(uint32_t), false},  {(void **)&p->link_start, sizeof(uint32_t), false},
-        {(void **)&p->link_n, sizeof(uint32_t), false},  {(void **)&p->grad_x, sizeof(float), false},
-        {(void **)&p->grad_y, sizeof(float), false},    {(void **)&p->jacobi_sort, 2 * sizeof(uint32_t), false},
-        {(void **)&p->motion, sizeof(sinew__motion), false}, {(void **)&p->near_plane, sizeof(uint8_t), false},
-        {(void **)&p->jacobi_x, sizeof(double), false}, {(void **)&p->jacobi_y, sizeof(double), false},
-        {(void **)&p->vx0, sizeof(float), false}, {(void **)&p->vy0, sizeof(float), false},
-    };
-    _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
-    memcpy(f, fields, sizeof fields);
-    return (int)(sizeof fields / sizeof fields[0]);
+    int n = 0;
+#define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false})
+    switch (1u << g) {
+    case SINEW__NEED_COLLIDE:
+        F(cell_of, sizeof(uint32_t));
+        F(sorted, sizeof(uint32_t));
+        F(cell_x, sizeof(float));
+        F(cell_y, sizeof(float));
+        F(cell_r, sizeof(float));
+        F(cell_w, sizeof(float));
+        F(cell_group, sizeof(uint32_t));
+        F(cell_mask, sizeof(uint32_t));
+        F(colors, sizeof(uint32_t));
+        F(motion, sizeof(sinew__motion));
+        F(near_plane, sizeof(uint8_t));
+        break;
+    case SINEW__NEED_LINKED:
+        F(link_start, sizeof(uint32_t));
+        F(link_n, sizeof(uint32_t));
+        break;
+    case SINEW__NEED_JACOBI:
+        F(acc, sizeof(sinew__jacobi_sum));
+        F(acc2, sizeof(sinew__jacobi_sum));
+        F(inv_n, sizeof(float));
+        F(jacobi_sort, 2 * sizeof(uint32_t));
+        F(jacobi_x, sizeof(double));
+        F(jacobi_y, sizeof(double));
+        break;
+    case SINEW__NEED_AREA:
+        F(grad_x, sizeof(float));
+        F(grad_y, sizeof(float));
+        break;
+    case SINEW__NEED_EVENTS:
+        F(vx0, sizeof(float));
+        F(vy0, sizeof(float));
+        break;
+    default:
+        break;
+    }
+#undef F
+    return n;
 }
 
-// Room for `needed` particles and their scratch. On failure the particles are unchanged (an
-// OUT_OF_MEMORY may keep a store grown before the scratch could follow; the next reserve grows
-// the scratch then).
+// Grows group g to `capacity` particles, keeping the first `count` of each array.
+static sinew_status fit_group(sinew_world *world, int g, int capacity)
+{
+    sinew__particles *p = &world->particles;
+    sinew__scratch *sc = &p->scratch[g];
+    if (sc->block != NULL && sc->capacity >= capacity) {
+        return SINEW_OK;
+    }
+    sinew__field f[SINEW__MAX_FIELDS];
+    const int n = scratch_fields(p, g, f);
+    const sinew_status s = sinew__block_resize(world, &sc->block, &sc->bytes, f, n, sc->block == NULL ? 0 : (p->count < sc->capacity ? p->count : sc->capacity),
+                                               capacity);
+    if (s == SINEW_OK) {
+        sc->capacity = capacity;
+    }
+    return s;
+}
+
+// Frees group g and clears its arrays' pointers.
+static void drop_group(sinew_world *world, int g)
+{
+    sinew__particles *p = &world->particles;
+    sinew__scratch *sc = &p->scratch[g];
+    sinew__free(world, sc->block, sc->bytes);
+    memset(sc, 0, sizeof *sc);
+    sinew__field f[SINEW__MAX_FIELDS];
+    const int n = scratch_fields(p, g, f);
+    for (int k = 0; k < n; ++k) {
+        *f[k].ptr = NULL;
+    }
+}
+
+// Room for `needed` particles and the scratch of the groups allocated. On failure the particles
+// are unchanged (an OUT_OF_MEMORY may keep a store grown before the scratch could follow; the
+// next reserve grows the scratch then).
 static sinew_status reserve(sinew_world *world, int needed)
 {
     sinew__particles *p = &world->particles;
     sinew_status s = sinew__store_reserve(world, &p->store, p, particle_fields, p->count, needed);
-    if (s == SINEW_OK && p->scratch_capacity < p->store.capacity) {
-        sinew__field f[SINEW__MAX_FIELDS];
-        const int n = scratch_fields(p, f);
-        s = sinew__block_resize(world, &p->scratch_block, &p->scratch_bytes, f, n, p->count, p->store.capacity);
-        if (s == SINEW_OK) {
-            p->scratch_capacity = p->store.capacity;
+    for (int g = 0; g < SINEW__PARTICLE_GROUPS && s == SINEW_OK; ++g) {
+        if ((p->needs & (1u << g)) != 0u) {
+            s = fit_group(world, g, p->store.capacity);
         }
     }
     return s;
+}
+
+sinew_status sinew__scratch_need(sinew_world *world, unsigned needs)
+{
+    sinew__particles *p = &world->particles;
+    if (((needs | p->needs) & SINEW__NEED_COLLIDE) != 0u && world->skip_linked_pairs && world->distances.l.count > 0) {
+        needs |= SINEW__NEED_LINKED; // linked pairs to skip: their adjacency
+    }
+    const unsigned fresh = needs & ~p->needs;
+    if (fresh == 0u) {
+        return SINEW_OK;
+    }
+    sinew_status s = SINEW_OK;
+    int g = 0;
+    for (; g < SINEW__PARTICLE_GROUPS && s == SINEW_OK; ++g) {
+        if ((fresh & (1u << g)) != 0u) {
+            s = fit_group(world, g, p->store.capacity);
+        }
+    }
+    if (s == SINEW_OK) {
+        s = sinew__distances_scratch_need(world, fresh);
+    }
+    if (s != SINEW_OK) {
+        for (int k = 0; k < g; ++k) {
+            if ((fresh & (1u << k)) != 0u) {
+                drop_group(world, k);
+            }
+        }
+        return SINEW_ERR_OUT_OF_MEMORY;
+    }
+    p->needs |= fresh;
+    if ((fresh & SINEW__NEED_COLLIDE) != 0u) {
+        for (int i = 0; i < p->count; ++i) {
+            p->cell_of[i] = UINT32_MAX;
+        }
+        world->grid.valid = world->grid.fresh = false;
+    }
+    if ((fresh & SINEW__NEED_LINKED) != 0u) {
+        world->distances.adj_dirty = true;
+    }
+    if ((fresh & SINEW__NEED_JACOBI) != 0u) {
+        world->distances.order_dirty = true;
+    }
+    return SINEW_OK;
+}
+
+void sinew__scratch_drop(sinew_world *world, unsigned needs)
+{
+    sinew__particles *p = &world->particles;
+    const unsigned gone = needs & p->needs;
+    for (int g = 0; g < SINEW__PARTICLE_GROUPS; ++g) {
+        if ((gone & (1u << g)) != 0u) {
+            drop_group(world, g);
+        }
+    }
+    sinew__distances_scratch_drop(world, gone);
+    p->needs &= ~gone;
+    if ((gone & SINEW__NEED_JACOBI) != 0u) {
+        world->distances.order_dirty = true;
+    }
+}
+
+unsigned sinew__scratch_wanted(const sinew_world *world)
+{
+    const sinew__particles *p = &world->particles;
+    unsigned w = p->needs; // every group is kept once allocated
+    w |= world->solver.mode == SINEW_SOLVER_JACOBI ? SINEW__NEED_JACOBI : 0u;
+    w |= world->solver.order == SINEW_GS_ORDER_SHUFFLE ? SINEW__NEED_SHUFFLE : 0u;
+    w |= world->areas.count > 0 ? SINEW__NEED_AREA : 0u;
+    w |= world->events.enabled ? SINEW__NEED_EVENTS : 0u;
+    bool collides = world->colliders.count > 0;
+    for (int i = 0; i < p->count && !collides; ++i) {
+        collides = (p->flags[i] & SINEW_PARTICLE_COLLIDES) != 0u;
+    }
+    w |= collides ? SINEW__NEED_COLLIDE : 0u;
+    return w;
+}
+
+// The groups a particle with these flags calls for.
+static unsigned flag_needs(uint32_t flags)
+{
+    return ((flags & SINEW_PARTICLE_COLLIDES) != 0u ? SINEW__NEED_COLLIDE : 0u) |
+           ((flags & SINEW_PARTICLE_EVENTS) != 0u ? SINEW__NEED_EVENTS : 0u);
 }
 
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity) { return reserve(world, capacity); }
@@ -113,7 +249,7 @@ bool sinew__particles_load(sinew_world *world, sinew__reader *r)
     if (s != SINEW_OK) {
         return sinew__reader_fail(r, s, "snapshot: allocating the particles' scratch failed");
     }
-    for (int i = 0; i < p->count; ++i) {
+    for (int i = 0; i < p->count && p->cell_of != NULL; ++i) {
         p->cell_of[i] = UINT32_MAX;
     }
     return true;
@@ -122,7 +258,9 @@ bool sinew__particles_load(sinew_world *world, sinew__reader *r)
 void sinew__particles_free(sinew_world *world)
 {
     sinew__store_free(world, &world->particles.store);
-    sinew__free(world, world->particles.scratch_block, world->particles.scratch_bytes);
+    for (int g = 0; g < SINEW__PARTICLE_GROUPS; ++g) {
+        sinew__free(world, world->particles.scratch[g].block, world->particles.scratch[g].bytes);
+    }
     memset(&world->particles, 0, sizeof world->particles);
 }
 
@@ -166,6 +304,10 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_create: growing the particle store failed");
     }
+    s = sinew__scratch_need(world, flag_needs(def->flags));
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_create: allocating the collision or event scratch failed");
+    }
     const int i = p->count;
     sinew_particle_id id;
     sinew__store_push(&p->store, &p->count, &id.index1, &id.generation);
@@ -189,13 +331,19 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->mask[i] = def->mask;
     p->mu_s[i] = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
     p->mu_k[i] = sqrtf(def->kinetic_friction);
-    p->cell_of[i] = UINT32_MAX;
-    p->link_start[i] = p->link_n[i] = 0u;
-    p->jacobi_x[i] = p->jacobi_y[i] = 0.0; // no links: Jacobi's layout stays valid
+    if (p->cell_of != NULL) {
+        p->cell_of[i] = UINT32_MAX;
+    }
+    if (p->link_n != NULL) {
+        p->link_start[i] = p->link_n[i] = 0u;
+    }
+    if (p->acc != NULL) {
+        p->jacobi_x[i] = p->jacobi_y[i] = 0.0; // no links: Jacobi's layout stays valid
+        memset(&p->acc[i], 0, sizeof p->acc[i]);
+        memset(&p->acc2[i], 0, sizeof p->acc2[i]);
+        p->inv_n[i] = 0.0f;
+    }
     world->grid.valid = world->grid.fresh = false;
-    memset(&p->acc[i], 0, sizeof p->acc[i]);
-    memset(&p->acc2[i], 0, sizeof p->acc2[i]);
-    p->inv_n[i] = 0.0f;
     return SINEW_OK;
 }
 
@@ -396,6 +544,10 @@ sinew_status sinew_particle_set_flags(sinew_world *world, sinew_particle_id id, 
     const int i = checked_index(world, id, &flags, &s, "sinew_particle_set_flags: bad world or id");
     if (i < 0) {
         return s;
+    }
+    s = sinew__scratch_need(world, flag_needs(flags));
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_set_flags: allocating the collision or event scratch failed");
     }
     world->particles.flags[i] = flags;
     world->events.enabled |= (flags & SINEW_PARTICLE_EVENTS) != 0u;

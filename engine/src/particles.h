@@ -17,15 +17,38 @@ typedef struct sinew__motion {
     float x, y, dx, dy, px, py, dx0, dy0;
 } sinew__motion;
 
+// Per-particle and per-link scratch comes in groups, each allocated only once the world calls for
+// it (sinew__scratch_need), outside the step, and then kept and grown with its store: a
+// Gauss-Seidel pile holds no Jacobi sums, a cloth that collides with nothing no grid arrays. A
+// group's arrays are NULL until it is allocated.
+enum {
+    SINEW__NEED_COLLIDE = 1u << 0, // some particle collides, or a collider exists (sticky): the grid's
+                                   // and the contacts' per-particle arrays
+    SINEW__NEED_LINKED = 1u << 1,  // colliding particles and distance constraints with skip_linked_pairs
+                                   // (sticky): link_start, link_n and distances.adj
+    SINEW__NEED_JACOBI = 1u << 2,  // the solver was in Jacobi mode (sticky): its sums, the distances' layout
+    SINEW__NEED_AREA = 1u << 3,    // an area constraint was made (sticky): grad_x, grad_y
+    SINEW__NEED_EVENTS = 1u << 4,  // contact events are on (sticky): vx0, vy0
+    SINEW__NEED_SHUFFLE = 1u << 5, // the shuffle order was set (sticky): distances.l.perm
+};
+#define SINEW__PARTICLE_GROUPS 5  // the groups with per-particle arrays: the first five bits
+
+// One group's block: its arrays, for `capacity` elements.
+typedef struct sinew__scratch {
+    void *block;
+    size_t bytes;
+    int capacity;
+} sinew__scratch;
+
 // Particle store: the particles' state in the store's block (what a swap-remove moves), and the
-// other modules' per-particle scratch in a block of its own, as large as the store's capacity and
-// never moved by a removal (whoever uses a scratch array rebuilds it, or keeps it zero between uses).
+// other modules' per-particle scratch in blocks of their own (one per group above, as large as the
+// store's capacity), never moved by a removal (whoever uses a scratch array rebuilds it, or keeps
+// it zero between uses).
 typedef struct sinew__particles {
     sinew__store store;
     int count;
-    void *scratch_block;
-    size_t scratch_bytes;
-    int scratch_capacity;
+    unsigned needs;      // SINEW__NEED_* bits the world's scratch is allocated for
+    sinew__scratch scratch[SINEW__PARTICLE_GROUPS];
     float *x, *y, *px, *py, *ax, *ay, *w, *radius;
     // Displacement over the last sub-step, kept apart from x - px: far from the origin a float
     // position cannot hold g h^2, so velocity derived from rounded positions drifts. The solver's
@@ -36,7 +59,7 @@ typedef struct sinew__particles {
     uint32_t *group, *mask;
     float *mu_s, *mu_k;  // square roots of the static and kinetic friction (a pair's is the product)
 
-    // ---- scratch (scratch_block) ----
+    // ---- scratch: SINEW__NEED_COLLIDE ----
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     uint32_t *cell_of;   // grid cell of the particle, or UINT32_MAX when it does not collide
     uint32_t *sorted;    // particle indices sorted by cell
@@ -45,13 +68,13 @@ typedef struct sinew__particles {
     float *cell_x, *cell_y, *cell_r, *cell_w;
     uint32_t *cell_group, *cell_mask;
     uint32_t *colors;    // Gauss-Seidel colour bits of the contacts on the particle
-    uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
-    uint32_t *jacobi_sort; // 2 per particle: buckets of sinew__distances_order's counting sorts
-    double *jacobi_x, *jacobi_y; // Jacobi: the sums of the distance constraints' terms (zero between iterations)
-    float *grad_x, *grad_y; // scratch of the area constraints (their gradients)
     sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
     uint8_t *near_plane;    // scratch of sinew__collider_contacts_find: may have a collider contact
-    float *vx0, *vy0;       // velocity at the start of the step, when contact events are on (events.c)
+    // ---- SINEW__NEED_LINKED ----
+    uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
+    // ---- SINEW__NEED_JACOBI ----
+    uint32_t *jacobi_sort; // 2 per particle: buckets of sinew__distances_order's counting sorts
+    double *jacobi_x, *jacobi_y; // the sums of the distance constraints' terms (zero between iterations)
     // Jacobi sums per particle, in double so that their value, once rounded to float, does not
     // depend on the order constraints were added in: Jacobi results are order independent. Zero
     // between uses.
@@ -59,12 +82,25 @@ typedef struct sinew__particles {
     sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
                          // immovable); a count while being built. Apart from acc: it stays in cache
+    // ---- SINEW__NEED_AREA ----
+    float *grad_x, *grad_y; // scratch of the area constraints (their gradients; grad_x marks a ring's
+                            // particles while area_create checks it)
+    // ---- SINEW__NEED_EVENTS ----
+    float *vx0, *vy0;       // velocity at the start of the step (events.c)
 } sinew__particles;
 
 // particle.c
 // Grows the particle store to hold at least `capacity` particles (builders call it up front).
 sinew_status sinew__particles_reserve(sinew_world *world, int capacity);
 void sinew__particles_free(sinew_world *world);
+// Allocates the scratch groups of `needs` (SINEW__NEED_* bits) that are not allocated yet, per
+// particle and per distance constraint, at the stores' capacities. On failure
+// (OUT_OF_MEMORY) none of them is allocated and the world is unchanged.
+sinew_status sinew__scratch_need(sinew_world *world, unsigned needs);
+// Frees the groups of `needs` (a refused first area's).
+void sinew__scratch_drop(sinew_world *world, unsigned needs);
+// The groups the world's settings and content call for (after loading a snapshot).
+unsigned sinew__scratch_wanted(const sinew_world *world);
 // Verlet's prediction. A particle it would carry beyond SINEW_MAX_COORDINATE (or to NaN) stays
 // where the sub-step begins, at rest; returns how many did.
 int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);

@@ -589,6 +589,12 @@ static sinew_status load_all(sinew__reader *r, const sinew_world_def *def, sinew
             break;
         }
     }
+    if (r->status == SINEW_OK) {
+        const sinew_status s = sinew__scratch_need(world, sinew__scratch_wanted(world));
+        if (s != SINEW_OK) {
+            fail(r, s, "snapshot: allocating the scratch failed");
+        }
+    }
     if (r->status == SINEW_OK && world->record) {
         world->record = false;
         const sinew_status s = sinew_world_record_iterations(world, true);

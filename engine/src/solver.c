@@ -234,7 +234,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     if (solver.mode == SINEW_SOLVER_GAUSS_SEIDEL && world->distances.colour_dirty) {
         sinew__distances_colour(world);
     }
-    if (world->skip_linked_pairs) {
+    if ((world->particles.needs & SINEW__NEED_LINKED) != 0u) { // skip_linked_pairs, something collides
         sinew__distances_adjacency(world);
     }
     if (solver.mode == SINEW_SOLVER_JACOBI && world->distances.order_dirty) {

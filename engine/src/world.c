@@ -118,7 +118,8 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     if (sinew__tasks_init(w, &w->tasks, &def) != SINEW_OK ||
         sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
         sinew__distances_reserve(w, def.constraint_capacity) != SINEW_OK ||
-        sinew__pins_reserve(w, def.constraint_capacity > 16 ? 16 : def.constraint_capacity) != SINEW_OK) {
+        sinew__pins_reserve(w, def.constraint_capacity > 16 ? 16 : def.constraint_capacity) != SINEW_OK ||
+        sinew__scratch_need(w, sinew__scratch_wanted(w)) != SINEW_OK) {
         sinew_world_destroy(w);
         return SINEW_ERR_OUT_OF_MEMORY;
     }
@@ -176,7 +177,16 @@ sinew_status sinew_world_set_solver(sinew_world *world, const sinew_solver_def *
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_world_set_solver: growing the iteration history failed");
     }
+    // The scratch of the new mode and order (it may fail). Kept when the mode changes back: a world
+    // switched between modes allocates nothing once it has run in each.
+    const sinew_solver_def old = world->solver;
     world->solver = *solver;
+    const unsigned wanted = sinew__scratch_wanted(world);
+    s = sinew__scratch_need(world, wanted);
+    if (s != SINEW_OK) {
+        world->solver = old;
+        return sinew__fail(world, s, "sinew_world_set_solver: allocating the mode's scratch failed");
+    }
     world->history_valid = false;
     return SINEW_OK;
 }
