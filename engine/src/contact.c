@@ -19,17 +19,37 @@
 
 static int lowest_clear_bit(uint32_t used) { return used == UINT32_MAX ? SINEW__OVERFLOW_COLOR : sinew__ctz(~used); }
 
+// The response block's arrays (see sinew__contacts).
+static int response_fields(sinew__contacts *k, sinew__field *f)
+{
+    f[0] = (sinew__field){(void **)&k->share_i, sizeof(float), false};
+    f[1] = (sinew__field){(void **)&k->share_j, sizeof(float), false};
+    f[2] = (sinew__field){(void **)&k->mu_s, sizeof(float), false};
+    f[3] = (sinew__field){(void **)&k->mu_k, sizeof(float), false};
+    return 4;
+}
+
+// Resizes the response block to `capacity` (keeping the first `count` of each array).
+static sinew_status response_resize(sinew_world *world, int count, int capacity)
+{
+    sinew__contacts *k = &world->contacts;
+    sinew__field f[4];
+    const int n = response_fields(k, f);
+    return sinew__block_resize(world, &k->response_block, &k->response_bytes, f, n, count, capacity);
+}
+
 static sinew_status contacts_resize(sinew_world *world, int new_capacity)
 {
     sinew__contacts *k = &world->contacts;
     sinew__field fields[] = {
         {(void **)&k->l.c, sizeof(sinew__distance), false},  {(void **)&k->l.block_free, sizeof(uint8_t), false},
         {(void **)&k->found, sizeof(sinew__distance), false}, {(void **)&k->found_color, sizeof(uint8_t), false},
-        {(void **)&k->pending, sizeof(sinew__distance), false},
-        {(void **)&k->share_i, sizeof(float), false},         {(void **)&k->share_j, sizeof(float), false},
-        {(void **)&k->mu_s, sizeof(float), false},            {(void **)&k->mu_k, sizeof(float), false},
         {(void **)&k->l.span, sizeof(uint32_t), false},
     };
+    // The response block follows (only while in use): it must hold as many as the solved arrays.
+    if (k->response_block != NULL && response_resize(world, k->l.count, new_capacity) != SINEW_OK) {
+        return SINEW_ERR_OUT_OF_MEMORY;
+    }
     sinew_status s = sinew__block_resize(world, &k->block, &k->block_bytes, fields,
                                          (int)(sizeof fields / sizeof fields[0]), k->l.count, new_capacity);
     if (s == SINEW_OK) {
@@ -41,6 +61,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
 static void contacts_free(sinew_world *world)
 {
     sinew__free(world, world->contacts.block, world->contacts.block_bytes);
+    sinew__free(world, world->contacts.response_block, world->contacts.response_bytes);
     memset(&world->contacts, 0, sizeof world->contacts);
 }
 
@@ -279,18 +300,20 @@ SINEW_FORCE_INLINE bool within_reach(float d2, float sum)
 }
 
 // Keeps, in order, the found contacts already within the contact reach (what a search with no
-// margin finds, by the same test) and moves the others to the pending list, also in order.
-// Returns how many were kept.
-static int split_pending(sinew__contacts *k, int count)
+// margin finds, by the same test) and moves the others to the pending list, also in order: the
+// kept ones to `kept` (which may be `found` itself), the others to the front of `waiting` (which
+// may be `found`: each is written at or before the place it was read from). Returns how many
+// were kept.
+static int split_pending(sinew__contacts *k, int count, sinew__distance *kept_out, sinew__distance *waiting_out)
 {
-    sinew__distance *restrict found = k->found, *restrict pending = k->pending;
+    const sinew__distance *found = k->found;
     int kept = 0, waiting = 0;
     for (int m = 0; m < count; ++m) {
         sinew__distance c = found[m];
         const bool near = within_reach(c.hi, c.lo);
         c.hi = INFINITY;
-        found[kept] = c; // written either way; only a near one moves the count on
-        pending[waiting] = c;
+        kept_out[kept] = c; // written either way; only a near one moves the count on
+        waiting_out[waiting] = c;
         kept += near;
         waiting += !near;
     }
@@ -357,16 +380,22 @@ void sinew__contacts_find(sinew_world *world, bool color)
     }
     search s = {0};
     find_all(world, &s);
-    s.count = split_pending(k, s.count);
-    k->l.count = s.count;
     if (color) {
+        // The kept ones stay at the front of `found` and the pending ones go to l.c for a moment,
+        // then after them, so that the colour sort can write l.c.
+        s.count = split_pending(k, s.count, k->found, k->l.c);
+        k->pending = s.count > 0 ? k->found + s.count : k->found; // (no arithmetic on a NULL found)
+        if (k->pending_count > 0) {
+            memcpy(k->pending, k->l.c, sizeof(sinew__distance) * (size_t)k->pending_count);
+        }
+        k->l.count = s.count;
         color_found(world, &s);
         sort_by_color(world);
         refresh_spans(world);
-    } else { // Jacobi: the order does not matter; the found array becomes the solved one.
-        sinew__distance *c = k->l.c;
-        k->l.c = k->found;
-        k->found = c;
+    } else { // Jacobi: the order does not matter; the kept ones go straight to l.c.
+        s.count = split_pending(k, s.count, k->l.c, k->found);
+        k->pending = k->found;
+        k->l.count = s.count;
         if (s.count > 0) {
             memset(k->l.block_free, 0, (size_t)(s.count + SINEW__LANES - 1) / SINEW__LANES);
         }
@@ -380,6 +409,12 @@ void sinew__contacts_find(sinew_world *world, bool color)
         k->one_share = w * inv_ws;
         k->one_mu_s = mu_s * mu_s;
         k->one_mu_k = mu_k * mu_k;
+        return;
+    }
+    if (k->response_block == NULL && response_resize(world, 0, k->capacity) != SINEW_OK) {
+        // No room for the shares: no particle contacts this sub-step (as when the grid cannot grow).
+        world->dropped_contacts += k->l.count + k->pending_count;
+        k->l.count = k->pending_count = 0;
         return;
     }
     for (int m = 0; m < s.count; ++m) {

@@ -12,17 +12,21 @@ typedef struct sinew__contacts {
     size_t block_bytes;
     int capacity;
     sinew__links l;
-    // Where the search writes before the colour sort (hi holding the squared distance).
+    // Where the search writes (hi holding the squared distance); once the search is over, it holds
+    // the contacts found with the motion margin but not yet within the contact reach, `pending`
+    // (Gauss-Seidel: after the ones solved, before their colour sort into l.c). Those are not
+    // solved until a later sub-step of the step brings them within it (sinew__contacts_promote).
     sinew__distance *found;
     uint8_t *found_color;
-    // Contacts found with the motion margin but not yet within the contact reach: not solved
-    // until a later sub-step of the step brings them within it (sinew__contacts_promote).
-    sinew__distance *pending;
+    sinew__distance *pending; // in `found`
     int pending_count;
     // Per solved contact, set when found or promoted (set_response in contact.c): each end's
-    // share of a response, and the pair's static and kinetic friction. Not set when `one_material`
-    // (every colliding particle alike): then every contact has one_share at both ends and the
-    // frictions one_mu_s and one_mu_k.
+    // share of a response, and the pair's static and kinetic friction, in a block of their own
+    // (as large as `block`) allocated only when needed: not when `one_material` (every colliding
+    // particle alike), as then every contact has one_share at both ends and the frictions
+    // one_mu_s and one_mu_k.
+    void *response_block;
+    size_t response_bytes;
     float *share_i, *share_j, *mu_s, *mu_k;
     bool one_material;
     float one_share, one_mu_s, one_mu_k;
