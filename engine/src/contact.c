@@ -43,8 +43,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
     sinew__contacts *k = &world->contacts;
     sinew__field fields[] = {
         {(void **)&k->l.c, sizeof(sinew__distance), false},  {(void **)&k->l.block_free, sizeof(uint8_t), false},
-        {(void **)&k->found, sizeof(sinew__distance), false}, {(void **)&k->found_color, sizeof(uint8_t), false},
-        {(void **)&k->l.span, sizeof(uint32_t), false},
+        {(void **)&k->found, sizeof(sinew__distance), false}, {(void **)&k->l.span, sizeof(uint32_t), false},
     };
     // The response block follows (only while in use): it must hold as many as the solved arrays.
     if (k->response_block != NULL && response_resize(world, k->l.count, new_capacity) != SINEW_OK) {
@@ -187,12 +186,12 @@ SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t 
 #endif
 
 // Gauss-Seidel's order: each found contact, in order, takes the lowest colour that no earlier
-// contact of its two particles has; immovable particles take none.
+// contact of its two particles has; immovable particles take none. The colour goes in the
+// contact's hi (infinite for every contact, as sort_by_color sets it again).
 static void color_found(sinew_world *world, search *s)
 {
     sinew__particles *p = &world->particles;
-    const sinew__distance *restrict found = world->contacts.found;
-    uint8_t *restrict found_color = world->contacts.found_color;
+    sinew__distance *restrict found = world->contacts.found;
     uint32_t *restrict colors = p->colors;
     const float *restrict w = p->w;
     memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
@@ -203,7 +202,7 @@ static void color_found(sinew_world *world, search *s)
         const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
         colors[i] |= movable_i ? bit : 0u;
         colors[j] |= movable_j ? bit : 0u;
-        found_color[m] = (uint8_t)c;
+        found[m].hi = (float)c;
     }
 }
 
@@ -232,7 +231,7 @@ static void sort_by_color(sinew_world *world)
         const int t1 = count - t0 < SINEW__TILE_CONTACTS ? count : t0 + SINEW__TILE_CONTACTS;
         int offset[SINEW__OVERFLOW_COLOR + 2] = {0};
         for (int m = t0; m < t1; ++m) {
-            offset[k->found_color[m] + 1] += 1;
+            offset[(int)k->found[m].hi + 1] += 1;
         }
         offset[0] = t0;
         for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
@@ -241,8 +240,10 @@ static void sort_by_color(sinew_world *world)
         int cursor[SINEW__OVERFLOW_COLOR + 1];
         memcpy(cursor, offset, sizeof cursor);
         for (int m = t0; m < t1; ++m) {
-            const int to = cursor[k->found_color[m]]++;
-            k->l.c[to] = k->found[m];
+            sinew__distance c = k->found[m];
+            const int to = cursor[(int)c.hi]++;
+            c.hi = INFINITY;
+            k->l.c[to] = c;
         }
         for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
             for (int b = (offset[c] + SINEW__LANES - 1) / SINEW__LANES; (b + 1) * SINEW__LANES <= offset[c + 1]; ++b) {

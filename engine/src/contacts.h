@@ -16,8 +16,7 @@ typedef struct sinew__contacts {
     // the contacts found with the motion margin but not yet within the contact reach, `pending`
     // (Gauss-Seidel: after the ones solved, before their colour sort into l.c). Those are not
     // solved until a later sub-step of the step brings them within it (sinew__contacts_promote).
-    sinew__distance *found;
-    uint8_t *found_color;
+    sinew__distance *found; // Gauss-Seidel: the colour sort keeps each one's colour in hi
     sinew__distance *pending; // in `found`
     int pending_count;
     // Per solved contact, set when found or promoted (set_response in contact.c): each end's

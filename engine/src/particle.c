@@ -44,17 +44,7 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
 #define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false})
     switch (1u << g) {
     case SINEW__NEED_COLLIDE:
-        F(cell_of, sizeof(uint32_t));
-        F(sorted, sizeof(uint32_t));
-        F(cell_x, sizeof(float));
-        F(cell_y, sizeof(float));
-        F(cell_r, sizeof(float));
-        F(cell_w, sizeof(float));
-        F(cell_group, sizeof(uint32_t));
-        F(cell_mask, sizeof(uint32_t));
-        F(colors, sizeof(uint32_t));
-        F(motion, sizeof(sinew__motion));
-        F(near_plane, sizeof(uint8_t));
+        F(motion, sizeof(sinew__motion)); // also holds the grid's and the search's arrays: see search_views
         break;
     case SINEW__NEED_LINKED:
         F(link_start, sizeof(uint32_t));
@@ -83,6 +73,33 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
     return n;
 }
 
+// The grid's and the contact searches' arrays (sorted, cell_x .. cell_mask, cell_of, colors,
+// near_plane) live in the block of the motion records: the grid build writes them and the
+// searches read them before the solve, while the motion records are packed after the solve and
+// read by the response, so the two never hold data at the same time (a later sub-step's build,
+// or a query's, writes the search arrays anew; nothing reads the motion records across a build,
+// nor the search arrays across a solve: a query after a step builds the grid again). Eight arrays
+// of 4-byte elements, as many as the capacity: the motion records' 32 bytes per particle. The
+// last holds cell_of while the grid is built, then the contacts' colours (sinew__contacts_find),
+// then the collider search's marks (which runs after it). (Only the first array is 64-byte
+// aligned; the search's vector loads are unaligned anyway.)
+static void search_views(sinew__particles *p)
+{
+    float *base = (float *)p->motion;
+    const size_t stride = base == NULL ? 0u : (size_t)p->scratch[0].capacity;
+    _Static_assert(8 * sizeof(float) == sizeof(sinew__motion), "the search's arrays fill the motion records");
+    p->sorted = (uint32_t *)base;
+    p->cell_x = base + stride;
+    p->cell_y = base + 2u * stride;
+    p->cell_r = base + 3u * stride;
+    p->cell_w = base + 4u * stride;
+    p->cell_group = (uint32_t *)(base + 5u * stride);
+    p->cell_mask = (uint32_t *)(base + 6u * stride);
+    p->cell_of = (uint32_t *)(base + 7u * stride);
+    p->colors = p->cell_of;
+    p->near_plane = (uint8_t *)p->cell_of;
+}
+
 // Grows group g to `capacity` particles, keeping the first `count` of each array.
 static sinew_status fit_group(sinew_world *world, int g, int capacity)
 {
@@ -97,6 +114,9 @@ static sinew_status fit_group(sinew_world *world, int g, int capacity)
                                                capacity);
     if (s == SINEW_OK) {
         sc->capacity = capacity;
+        if ((1u << g) == SINEW__NEED_COLLIDE) {
+            search_views(p);
+        }
     }
     return s;
 }
@@ -112,6 +132,9 @@ static void drop_group(sinew_world *world, int g)
     const int n = scratch_fields(p, g, f);
     for (int k = 0; k < n; ++k) {
         *f[k].ptr = NULL;
+    }
+    if ((1u << g) == SINEW__NEED_COLLIDE) {
+        search_views(p);
     }
 }
 
@@ -160,9 +183,6 @@ sinew_status sinew__scratch_need(sinew_world *world, unsigned needs)
     }
     p->needs |= fresh;
     if ((fresh & SINEW__NEED_COLLIDE) != 0u) {
-        for (int i = 0; i < p->count; ++i) {
-            p->cell_of[i] = UINT32_MAX;
-        }
         world->grid.valid = world->grid.fresh = false;
     }
     if ((fresh & SINEW__NEED_LINKED) != 0u) {
@@ -249,9 +269,6 @@ bool sinew__particles_load(sinew_world *world, sinew__reader *r)
     if (s != SINEW_OK) {
         return sinew__reader_fail(r, s, "snapshot: allocating the particles' scratch failed");
     }
-    for (int i = 0; i < p->count && p->cell_of != NULL; ++i) {
-        p->cell_of[i] = UINT32_MAX;
-    }
     return true;
 }
 
@@ -331,9 +348,6 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->mask[i] = def->mask;
     p->mu_s[i] = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
     p->mu_k[i] = sqrtf(def->kinetic_friction);
-    if (p->cell_of != NULL) {
-        p->cell_of[i] = UINT32_MAX;
-    }
     if (p->link_n != NULL) {
         p->link_start[i] = p->link_n[i] = 0u;
     }

@@ -61,15 +61,19 @@ typedef struct sinew__particles {
 
     // ---- scratch: SINEW__NEED_COLLIDE ----
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
-    uint32_t *cell_of;   // grid cell of the particle, or UINT32_MAX when it does not collide
+    sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
+    // The arrays below are written before the solve and dead after the contact searches, the
+    // motion records written after the solve: they share the motion records' memory
+    // (search_views in particle.c), and a query after a step builds the grid again.
     uint32_t *sorted;    // particle indices sorted by cell
     // What the contact search reads of the colliding particles, copied in `sorted` order when the
     // grid is built, so that the candidates of a range of cells are contiguous (and load as vectors).
     float *cell_x, *cell_y, *cell_r, *cell_w;
     uint32_t *cell_group, *cell_mask;
-    uint32_t *colors;    // Gauss-Seidel colour bits of the contacts on the particle
-    sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
-    uint8_t *near_plane;    // scratch of sinew__collider_contacts_find: may have a collider contact
+    // One array, three uses one after the other in a sub-step:
+    uint32_t *cell_of;   // while the grid is built: the particle's cell, UINT32_MAX if it does not collide
+    uint32_t *colors;    // then the Gauss-Seidel colour bits of the contacts on the particle
+    uint8_t *near_plane; // then sinew__collider_contacts_find's marks: may have a collider contact
     // ---- SINEW__NEED_LINKED ----
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
     // ---- SINEW__NEED_JACOBI ----

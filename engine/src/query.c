@@ -31,7 +31,7 @@ static void visit_box(const sinew_world *world, sinew_vec2 min, sinew_vec2 max, 
         }
     }
     for (int i = 0; i < p->count; ++i) {
-        if (!grid || p->cell_of[i] == UINT32_MAX) {
+        if (!grid || (p->flags[i] & SINEW_PARTICLE_COLLIDES) == 0u) { // (not in the grid; flags are as built)
             if (!visit(ctx, i)) {
                 return;
             }
