@@ -1341,6 +1341,102 @@ static void world_bounds_keep_balls_inside(void **state)
     }
 }
 
+// ---- 8b. scratch only for what the world does ---------------------------------------------------
+
+// The arrays of a Gauss-Seidel pile: no Jacobi sums or layout, no area gradients, no event
+// velocities, no adjacency (nothing is linked), no per-contact shares (one kind of ball); the
+// collision scratch is the motion records' 32 bytes per particle (the grid's and the search's
+// arrays live in them). Switching to Jacobi brings its arrays (kept when switching back); a cloth
+// that collides with nothing holds no collision scratch.
+static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
+{
+    (void)state;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(NULL, &w), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 2000;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    for (int s = 0; s < 30; ++s) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    }
+    const sinew__particles *p = &w->particles;
+    assert_true(w->contacts.l.count > 0);
+    assert_null(p->acc);
+    assert_null(p->acc2);
+    assert_null(p->inv_n);
+    assert_null(p->jacobi_x);
+    assert_null(p->jacobi_y);
+    assert_null(p->jacobi_sort);
+    assert_null(p->grad_x);
+    assert_null(p->vx0);
+    assert_null(p->link_n);
+    assert_null(w->distances.order);
+    assert_null(w->distances.runs);
+    assert_null(w->distances.adj);
+    assert_null(w->distances.l.perm);
+    assert_null(w->contacts.share_i);
+    assert_non_null(p->motion);
+    assert_non_null(p->cell_x);
+    assert_true(p->needs == SINEW__NEED_COLLIDE);
+    assert_true(p->scratch[0].bytes <= sizeof(sinew__motion) * (size_t)p->store.capacity + 128u);
+    for (int g = 1; g < SINEW__PARTICLE_GROUPS; ++g) {
+        assert_null(p->scratch[g].block);
+    }
+
+    sinew_solver_def sd = sinew_world_get_solver(w);
+    sd.mode = SINEW_SOLVER_JACOBI;
+    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+    assert_non_null(p->acc);
+    assert_non_null(p->inv_n);
+    assert_non_null(w->distances.order);
+    assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    sd.mode = SINEW_SOLVER_GAUSS_SEIDEL;
+    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+    assert_non_null(p->acc); // kept: switching back and forth allocates nothing once warm
+    assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    sinew_world_destroy(w);
+
+    assert_int_equal(sinew_world_create(NULL, &w), SINEW_OK);
+    sinew_cloth_def cd = sinew_default_cloth_def();
+    cd.columns = cd.rows = 20;
+    assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+    assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    assert_true(w->particles.needs == 0u);
+    assert_null(w->particles.motion);
+    assert_null(w->particles.sorted);
+    assert_null(w->distances.order);
+    assert_null(w->distances.adj);
+    // A colliding particle brings the collision scratch, and with linked particles the adjacency.
+    sinew_particle_def ball = sinew_default_particle_def();
+    assert_int_equal(sinew_particle_create(w, &ball, NULL), SINEW_OK);
+    assert_non_null(w->particles.motion);
+    assert_non_null(w->particles.link_n);
+    assert_non_null(w->distances.adj);
+    assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    sinew_world_destroy(w);
+}
+
+// Balls of two weights: the contacts keep each one's shares and frictions.
+static void a_mixed_pile_keeps_shares_per_contact(void **state)
+{
+    (void)state;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(NULL, &w), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 200;
+    sinew_particle_id ids[200];
+    sinew_pile pile = {0};
+    pile.particles = ids;
+    assert_int_equal(sinew_pile_create(w, &pd, &pile), SINEW_OK);
+    assert_int_equal(sinew_particle_set_weight(w, ids[0], 0.5f), SINEW_OK);
+    for (int s = 0; s < 30; ++s) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    }
+    assert_false(w->contacts.one_material);
+    assert_non_null(w->contacts.share_i);
+    sinew_world_destroy(w);
+}
+
 // ---- 9. no allocation once warm; statistics ---------------------------------------------------
 
 static void a_warm_pile_steps_without_allocating(void **state)
@@ -1733,6 +1829,8 @@ int main(void)
         cmocka_unit_test(collider_shapes_read_back_as_made),
         cmocka_unit_test(destroying_a_collider_invalidates_its_id_and_keeps_the_others),
         cmocka_unit_test(world_bounds_keep_balls_inside),
+        cmocka_unit_test(a_gauss_seidel_pile_holds_no_jacobi_arrays),
+        cmocka_unit_test(a_mixed_pile_keeps_shares_per_contact),
         cmocka_unit_test(a_warm_pile_steps_without_allocating),
         cmocka_unit_test(the_same_pile_gives_the_same_bits),
         cmocka_unit_test(the_avx2_kernels_give_the_portable_bits),

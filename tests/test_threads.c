@@ -55,6 +55,32 @@ static void any_worker_count_gives_the_same_state(void **state)
     }
 }
 
+// A cloth alone collides with nothing, so it holds no search arrays: its spans are found with a
+// temporary array, and it gives the same bits over workers as on one thread.
+static void a_cloth_that_collides_with_nothing_spreads_over_workers(void **state)
+{
+    (void)state;
+    uint64_t hashes[2];
+    for (int workers = 1; workers <= 2; ++workers) {
+        sinew_world_def wd = sinew_default_world_def();
+        wd.workers = workers;
+        sinew_world *w = NULL;
+        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+        w->tasks.grain = 1000;
+        sinew_cloth_def cd = sinew_default_cloth_def();
+        cd.columns = cd.rows = 30;
+        assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+        for (int s = 0; s < 30; ++s) {
+            assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        }
+        assert_null(w->particles.colors);
+        assert_true(w->distances.l.spans_valid == (workers > 1));
+        hashes[workers - 1] = hash_positions(w);
+        sinew_world_destroy(w);
+    }
+    assert_true(hashes[0] == hashes[1]);
+}
+
 static void bad_thread_settings_are_refused(void **state)
 {
     (void)state;
@@ -151,6 +177,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(any_worker_count_gives_the_same_state),
+        cmocka_unit_test(a_cloth_that_collides_with_nothing_spreads_over_workers),
         cmocka_unit_test(bad_thread_settings_are_refused),
         cmocka_unit_test(loads_and_clones_keep_the_state_at_any_count),
         cmocka_unit_test(several_worlds_step_at_once),

@@ -330,11 +330,20 @@ static void span_task_soft(int start, int end, int worker, void *context)
 
 #define SPAN_MIN_BLOCKS 32 // blocks a task takes at least (sinew__min_range); a span under twice this runs inline
 
-void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark)
+void sinew__links_spans(sinew_world *world, sinew__links *l, uint32_t *mark)
 {
+    const size_t bytes = sizeof(uint32_t) * (size_t)world->particles.count;
+    uint32_t *temp = NULL;
+    if (mark == NULL) {
+        mark = temp = sinew__alloc(world, bytes);
+        if (temp == NULL) {
+            l->spans_valid = false;
+            return;
+        }
+    }
     const int n = l->count, blocks = (n + SINEW__LANES - 1) / SINEW__LANES;
     const float *w = world->particles.w;
-    memset(mark, 0, sizeof(uint32_t) * (size_t)world->particles.count);
+    memset(mark, 0, bytes);
     uint32_t stamp = 1u;
     l->span_count = 0;
     for (int b = 0; b < blocks; ++b) {
@@ -355,6 +364,7 @@ void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mar
     }
     l->span[l->span_count] = (uint32_t)blocks;
     l->spans_valid = true;
+    sinew__free(world, temp, bytes);
 }
 
 // One Gauss-Seidel sweep. With workers and spans, span after span (in the sweep's direction), each
