@@ -78,11 +78,20 @@ void sinew__free(sinew_world *world, void *ptr, size_t size);
 
 // One array of a structure-of-arrays block: where its pointer lives and its element size.
 // `derived`: the array is scratch rebuilt from the others (a snapshot leaves it out).
+// `per`: elements per entry, 1 for most; above 1 (a block of lanes), one entry per `per`
+// elements plus a closing one, and a removal leaves the array for its kind to refresh.
 struct sinew__field {
     void **ptr;
     size_t size;
     bool derived;
+    int per;
 };
+
+// Entries of field f for n elements.
+static inline size_t sinew__field_entries(const sinew__field *f, int n)
+{
+    return f->per > 1 ? (size_t)(n + f->per - 1) / (size_t)f->per + 1u : (size_t)n;
+}
 
 // Reallocates the block holding `fields` for `new_capacity` elements, copying `count` elements of
 // each array and zeroing the rest. On failure nothing changes and SINEW_ERR_OUT_OF_MEMORY is

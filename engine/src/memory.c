@@ -29,7 +29,7 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
 {
     size_t total = SINEW__ALIGN; // room to align the first array whatever the allocator returns
     for (int f = 0; f < field_count; ++f) {
-        total += align_up(fields[f].size * (size_t)new_capacity);
+        total += align_up(fields[f].size * sinew__field_entries(&fields[f], new_capacity));
     }
     unsigned char *mem = sinew__alloc(world, total);
     if (mem == NULL) {
@@ -40,10 +40,10 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
     for (int f = 0; f < field_count; ++f) {
         void *dst = (void *)cursor;
         if (*fields[f].ptr != NULL && count > 0) {
-            memcpy(dst, *fields[f].ptr, fields[f].size * (size_t)count);
+            memcpy(dst, *fields[f].ptr, fields[f].size * sinew__field_entries(&fields[f], count));
         }
         *fields[f].ptr = dst;
-        cursor += align_up(fields[f].size * (size_t)new_capacity);
+        cursor += align_up(fields[f].size * sinew__field_entries(&fields[f], new_capacity));
     }
     sinew__free(world, *block, *block_bytes);
     *block = mem;

@@ -23,14 +23,14 @@ static int particle_fields(void *kind, sinew__field *f)
 {
     sinew__particles *p = kind;
     const sinew__field fields[] = {
-        {(void **)&p->x, sizeof(float), false},          {(void **)&p->y, sizeof(float), false},
-        {(void **)&p->px, sizeof(float), false},         {(void **)&p->py, sizeof(float), false},
-        {(void **)&p->dx, sizeof(float), false},         {(void **)&p->dy, sizeof(float), false},
-        {(void **)&p->ax, sizeof(float), false},         {(void **)&p->ay, sizeof(float), false},
-        {(void **)&p->w, sizeof(float), false},          {(void **)&p->radius, sizeof(float), false},
-        {(void **)&p->flags, sizeof(uint32_t), false},   {(void **)&p->user_data, sizeof(void *), false},
-        {(void **)&p->group, sizeof(uint32_t), false},   {(void **)&p->mask, sizeof(uint32_t), false},
-        {(void **)&p->mu_s, sizeof(float), false},       {(void **)&p->mu_k, sizeof(float), false},
+        {(void **)&p->x, sizeof(float), false, 1},          {(void **)&p->y, sizeof(float), false, 1},
+        {(void **)&p->px, sizeof(float), false, 1},         {(void **)&p->py, sizeof(float), false, 1},
+        {(void **)&p->dx, sizeof(float), false, 1},         {(void **)&p->dy, sizeof(float), false, 1},
+        {(void **)&p->ax, sizeof(float), false, 1},         {(void **)&p->ay, sizeof(float), false, 1},
+        {(void **)&p->w, sizeof(float), false, 1},          {(void **)&p->radius, sizeof(float), false, 1},
+        {(void **)&p->flags, sizeof(uint32_t), false, 1},   {(void **)&p->user_data, sizeof(void *), false, 1},
+        {(void **)&p->group, sizeof(uint32_t), false, 1},   {(void **)&p->mask, sizeof(uint32_t), false, 1},
+        {(void **)&p->mu_s, sizeof(float), false, 1},       {(void **)&p->mu_k, sizeof(float), false, 1},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
@@ -41,7 +41,7 @@ static int particle_fields(void *kind, sinew__field *f)
 static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
 {
     int n = 0;
-#define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false})
+#define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false, 1})
     switch (1u << g) {
     case SINEW__NEED_COLLIDE:
         F(motion, sizeof(sinew__motion)); // also holds the grid's and the search's arrays: see search_views
@@ -86,8 +86,14 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
 static void search_views(sinew__particles *p)
 {
     float *base = (float *)p->motion;
-    const size_t stride = base == NULL ? 0u : (size_t)p->scratch[0].capacity;
     _Static_assert(8 * sizeof(float) == sizeof(sinew__motion), "the search's arrays fill the motion records");
+    if (base == NULL) { // (no offsets from a NULL pointer)
+        p->sorted = p->cell_group = p->cell_mask = p->cell_of = p->colors = NULL;
+        p->cell_x = p->cell_y = p->cell_r = p->cell_w = NULL;
+        p->near_plane = NULL;
+        return;
+    }
+    const size_t stride = (size_t)p->scratch[0].capacity;
     p->sorted = (uint32_t *)base;
     p->cell_x = base + stride;
     p->cell_y = base + 2u * stride;

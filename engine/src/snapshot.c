@@ -271,7 +271,7 @@ bool sinew__store_load(sinew__reader *r, sinew_world *world, sinew__store *s, vo
     // Room for exactly what is loaded (creating more later grows geometrically from there).
     sinew__field f[SINEW__MAX_FIELDS + 1];
     int nf = fields(kind, f);
-    f[nf++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false};
+    f[nf++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1};
     sinew_status st = n > 0u ? sinew__block_resize(world, &s->block, &s->block_bytes, f, nf, 0, (int)n) : SINEW_OK;
     if (st == SINEW_OK) {
         s->capacity = (int)n;

@@ -8,7 +8,7 @@
 static int all_fields(sinew__store *s, void *kind, sinew__fields_fn fields, sinew__field *out)
 {
     int n = fields(kind, out);
-    out[n++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false};
+    out[n++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1};
     return n;
 }
 
@@ -48,6 +48,9 @@ void sinew__store_remove(sinew__store *s, void *kind, sinew__fields_fn fields, i
         sinew__field f[SINEW__MAX_FIELDS];
         const int n = all_fields(s, kind, fields, f);
         for (int m = 0; m < n; ++m) {
+            if (f[m].per > 1) { // per block: refreshed by the kind
+                continue;
+            }
             unsigned char *base = *f[m].ptr;
             memcpy(base + f[m].size * (size_t)k, base + f[m].size * (size_t)last, f[m].size);
         }
