@@ -94,11 +94,12 @@ static bool reserve(sinew_world *world, int count, int more)
     return cap >= 0 && contacts_resize(world, cap) == SINEW_OK;
 }
 
-// Tests the particle at place qa of the cell arrays against places [from, to) and appends the
-// contacts as {a, b, ra + rb, squared distance} (split_pending sets hi to infinity). A dense pile
-// makes the test a coin flip, so each pair is written unconditionally and the count moves on by
-// the outcome (no branch to mispredict). Room for to - from contacts must have been reserved.
-SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to)
+// Tests the particle at place qa of the cell arrays against places [from, to) and writes the
+// contacts from found[m] on as {a, b, ra + rb, squared distance} (split_pending sets hi to
+// infinity); returns the new m. A dense pile makes the test a coin flip, so each pair is written
+// unconditionally and the count moves on by the outcome (no branch to mispredict). Room for
+// to - from contacts must have been reserved.
+SINEW_FORCE_INLINE int pair_range(const sinew_world *world, int m, uint32_t qa, uint32_t from, uint32_t to)
 {
     const sinew__particles *p = &world->particles;
     const float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
@@ -110,7 +111,6 @@ SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, u
     const bool skip_linked = world->skip_linked_pairs && world->distances.l.count > 0 && p->link_n[a] != 0u;
     const bool movable_a = cw[qa] > 0.0f;
     const float margin2 = 2.0f * world->grid.margin;
-    int m = s->count;
     for (uint32_t q = from; q < to; ++q) {
         const int b = (int)sorted[q];
         const float dx = cx[q] - ax, dy = cy[q] - ay, sum = ar + cr[q], d2 = dx * dx + dy * dy;
@@ -123,7 +123,7 @@ SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, u
         found[m] = (sinew__distance){a, b, sum, d2};
         m += hit;
     }
-    s->count = m;
+    return m;
 }
 
 #if SINEW__X86
@@ -133,7 +133,7 @@ SINEW_FORCE_INLINE void pair_range(sinew_world *world, search *s, uint32_t qa, u
 // into the lane order) and all eight written, the count moving on by the hits: the same contacts
 // in the same order, and no branch on the outcome. Masked loads read no place at or past `to`.
 // Room for to - from + SINEW__LANES contacts must have been reserved.
-SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t qa, uint32_t from, uint32_t to)
+SINEW__AVX2 static int pair_range_avx2(const sinew_world *world, int m, uint32_t qa, uint32_t from, uint32_t to)
 {
     const sinew__particles *p = &world->particles;
     const float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
@@ -147,7 +147,6 @@ SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t 
     const __m256i group_a = _mm256_set1_epi32(cgroup[qa]), mask_a = _mm256_set1_epi32(cmask[qa]);
     const __m256i a = _mm256_set1_epi32(sorted[qa]);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), none = _mm256_setzero_si256();
-    int m = s->count;
     for (uint32_t base = from; base < to; base += SINEW__LANES) {
         const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(to - base)), lane);
         const __m256 dx = _mm256_sub_ps(_mm256_maskload_ps(cx + base, valid), ax);
@@ -183,7 +182,7 @@ SINEW__AVX2 static void pair_range_avx2(sinew_world *world, search *s, uint32_t 
         _mm256_storeu_si256(out + 3, _mm256_permute2x128_si256(e26, e37, 0x31));
         m += __builtin_popcount(bits);
     }
-    s->count = m;
+    return m;
 }
 #endif
 
@@ -255,7 +254,18 @@ static void sort_by_color(sinew_world *world)
     }
 }
 
-static void find_all(sinew_world *world, search *s)
+// A place in the scan of the cells: cell c (row-major) from place q of `sorted` on.
+typedef struct scan_place {
+    int c;
+    uint32_t q;
+} scan_place;
+
+// The pairs whose first particle lies at or after place `from` and before cell c1, written from
+// found[m] on in the order of the scan; returns the new m. With limit < 0 it makes room as it goes
+// (a particle whose room cannot be had is skipped, its pairs counted as dropped). Otherwise it
+// writes below `limit` only (the array holds that much) and, when a particle's pairs might not
+// fit, stops before it and puts its place in *stop (else stop->c = -1).
+static int find_cells(sinew_world *world, scan_place from, int c1, int m, int limit, scan_place *stop)
 {
     const sinew__grid *g = &world->grid;
     const sinew__particles *p = &world->particles;
@@ -264,34 +274,173 @@ static void find_all(sinew_world *world, search *s)
     const bool skip_linked = world->skip_linked_pairs && world->distances.l.count > 0;
     // Each cell meets itself and four of its neighbours (right, and the three above), so every
     // pair of adjacent cells is visited once.
-    for (int cy = 0; cy < g->ny; ++cy) {
-        for (int cx = 0; cx < g->nx; ++cx) {
-            const int c = cy * g->nx + cx;
-            const bool right = cx + 1 < g->nx, left = cx > 0, up = cy + 1 < g->ny;
-            const int cu = c + g->nx;
-            for (uint32_t q = start[c]; q < start[c + 1]; ++q) {
-                // The rest of this cell and the right cell are contiguous in `sorted`, and so are the
-                // three cells above (up-left, up, up-right).
-                const uint32_t here_end = right ? start[c + 2] : start[c + 1];
-                const uint32_t u0 = up ? start[left ? cu - 1 : cu] : 0u;
-                const uint32_t u1 = up ? start[right ? cu + 2 : cu + 1] : 0u;
-                const int more = (int)(here_end - q - 1u + (u1 - u0));
-                if (!reserve(world, s->count, more + SINEW__LANES)) {
-                    world->dropped_contacts += more; // at most this many
-                    continue;
+    for (int c = from.c; c < c1; ++c) {
+        const int cy = c / g->nx, cx = c - cy * g->nx;
+        const bool right = cx + 1 < g->nx, left = cx > 0, up = cy + 1 < g->ny;
+        const int cu = c + g->nx;
+        for (uint32_t q = c == from.c ? from.q : start[c]; q < start[c + 1]; ++q) {
+            // The rest of this cell and the right cell are contiguous in `sorted`, and so are the
+            // three cells above (up-left, up, up-right).
+            const uint32_t here_end = right ? start[c + 2] : start[c + 1];
+            const uint32_t u0 = up ? start[left ? cu - 1 : cu] : 0u;
+            const uint32_t u1 = up ? start[right ? cu + 2 : cu + 1] : 0u;
+            const int more = (int)(here_end - q - 1u + (u1 - u0));
+            if (limit >= 0) {
+                if (more + SINEW__LANES > limit - m) {
+                    *stop = (scan_place){c, q};
+                    return m;
                 }
-#if SINEW__X86
-                if (world->avx2 && !(skip_linked && p->link_n[p->sorted[q]] != 0u)) {
-                    pair_range_avx2(world, s, q, q + 1u, here_end);
-                    pair_range_avx2(world, s, q, u0, u1);
-                    continue;
-                }
-#endif
-                pair_range(world, s, q, q + 1u, here_end);
-                pair_range(world, s, q, u0, u1);
+            } else if (!reserve(world, m, more + SINEW__LANES)) {
+                world->dropped_contacts += more; // at most this many
+                continue;
             }
+#if SINEW__X86
+            if (world->avx2 && !(skip_linked && p->link_n[p->sorted[q]] != 0u)) {
+                m = pair_range_avx2(world, m, q, q + 1u, here_end);
+                m = pair_range_avx2(world, m, q, u0, u1);
+                continue;
+            }
+#endif
+            m = pair_range(world, m, q, q + 1u, here_end);
+            m = pair_range(world, m, q, u0, u1);
         }
     }
+    stop->c = -1;
+    return m;
+}
+
+// How many pairs find_cells may test for the particles of cell c: for each, the rest of its
+// cell, the cell on the right and the three above.
+static uint64_t cell_bound(const sinew__grid *g, int c)
+{
+    const uint32_t *start = g->cell_start;
+    const int cy = c / g->nx, cx = c - cy * g->nx, cu = c + g->nx;
+    const bool right = cx + 1 < g->nx, left = cx > 0, up = cy + 1 < g->ny;
+    const uint64_t k = start[c + 1] - start[c];
+    const uint64_t here = (right ? start[c + 2] : start[c + 1]) - start[c];
+    const uint64_t above = up ? start[right ? cu + 2 : cu + 1] - start[left ? cu - 1 : cu] : 0u;
+    return k * here - k * (k + 1u) / 2u + k * above;
+}
+
+#define SEARCH_BANDS_MAX 256       // bands of cells a parallel search is cut into, at most
+#define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
+#define SEARCH_PARALLEL_MIN 4096   // particles under which the search runs on one thread
+
+typedef struct band_search {
+    sinew_world *world;
+    int cell[SEARCH_BANDS_MAX + 1];  // band b: cells [cell[b], cell[b + 1])
+    int first[SEARCH_BANDS_MAX + 1]; // where each band writes in `found` (and the end of its room)
+    int end[SEARCH_BANDS_MAX];       // where it stopped
+    scan_place stop[SEARCH_BANDS_MAX]; // where its room ran out (c = -1: it did not)
+} band_search;
+
+static void band_task(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    band_search *t = context;
+    const uint32_t *cell_start = t->world->grid.cell_start;
+    for (int b = start; b < end; ++b) {
+        const scan_place from = {t->cell[b], cell_start[t->cell[b]]};
+        t->end[b] = find_cells(t->world, from, t->cell[b + 1], t->first[b], t->first[b + 1], &t->stop[b]);
+    }
+}
+
+// The search over bands of cells (about SEARCH_BAND_PARTICLES particles each) at once, each into
+// its own stretch of `found`, then closed up into l.c (and the two arrays swapped): the same
+// contacts in the same order as one thread finds. A band's room is its candidate pairs times the
+// share of candidates that were contacts in the last search, plus a quarter and a margin; a band
+// that outgrows it goes on, after the others, on this thread, past all the stretches. False
+// (nothing found) when the room cannot be had, or when the world is crowded into a few cells
+// (more than 32 candidates a particle, where a pile has 4 to 18: one thread, growing as it goes,
+// is the safer there).
+static bool find_bands(sinew_world *world, int *count, uint64_t *candidates)
+{
+    const sinew__grid *g = &world->grid;
+    sinew__contacts *k = &world->contacts;
+    sinew__tasks *tasks = &world->tasks;
+    const int cells = g->nx * g->ny;
+    int per_band = sinew__min_range(tasks, SEARCH_BAND_PARTICLES);
+    if (g->sorted_count / per_band >= SEARCH_BANDS_MAX) {
+        per_band = g->sorted_count / (SEARCH_BANDS_MAX - 1) + 1;
+    }
+    band_search t;
+    t.world = world;
+    const double share = 1.25 * k->hit_share;
+    const int margin = sinew__min_range(tasks, 4 * SINEW__LANES); // (tests shrink it, to run out of room)
+    uint64_t room = 0u, band_bound = 0u;
+    uint32_t band_particles = 0u;
+    int bands = 0;
+    *candidates = 0u;
+    t.cell[0] = 0;
+    t.first[0] = 0;
+    for (int c = 0; c < cells; ++c) {
+        band_bound += cell_bound(g, c);
+        band_particles += g->cell_start[c + 1] - g->cell_start[c];
+        if (band_particles >= (uint32_t)per_band || c + 1 == cells) {
+            const uint64_t guess = (uint64_t)((double)band_bound * share) + (uint64_t)margin;
+            room += (guess < band_bound ? guess : band_bound) + SINEW__LANES; // vector writes go 8 at a time
+            *candidates += band_bound;
+            bands += 1;
+            t.cell[bands] = c + 1;
+            t.first[bands] = (int)(room < INT32_MAX ? room : INT32_MAX); // (used only when the room fits)
+            band_bound = 0u;
+            band_particles = 0u;
+        }
+    }
+    if (bands < 2 || *candidates > 32u * (uint64_t)g->sorted_count + 4096u || room > INT32_MAX / 4 ||
+        !reserve(world, 0, (int)room)) {
+        return false;
+    }
+    sinew__parallel_for(tasks, band_task, bands, 1, &t);
+    // Bands that ran out of room go on, one after the other, past the stretches (growing the
+    // arrays, which keep what lies before).
+    int tail = t.first[bands], tail_first[SEARCH_BANDS_MAX];
+    for (int b = 0; b < bands; ++b) {
+        tail_first[b] = tail;
+        if (t.stop[b].c >= 0) {
+            scan_place none;
+            tail = find_cells(world, t.stop[b], t.cell[b + 1], tail, -1, &none);
+        }
+    }
+    // Closed up into l.c, as large as `found`, which becomes the found array.
+    sinew__distance *found = k->found, *out = k->l.c;
+    int m = 0;
+    for (int b = 0; b < bands; ++b) {
+        const int here = t.end[b] - t.first[b], after = (b + 1 < bands ? tail_first[b + 1] : tail) - tail_first[b];
+        if (here > 0) {
+            memcpy(out + m, found + t.first[b], sizeof(sinew__distance) * (size_t)here);
+        }
+        if (after > 0) {
+            memcpy(out + m + here, found + tail_first[b], sizeof(sinew__distance) * (size_t)after);
+        }
+        m += here + after;
+    }
+    k->found = out;
+    k->l.c = found;
+    *count = m;
+    return true;
+}
+
+// Finds every pair within reach (with the motion margin) into `found`, in the order of the scan
+// of the cells: with workers by bands of cells (find_bands), else, or when that fails, on one
+// thread. Either way the same contacts in the same order.
+static int find_all(sinew_world *world)
+{
+    const sinew__grid *g = &world->grid;
+    sinew__contacts *k = &world->contacts;
+    const scan_place all = {0, 0u};
+    scan_place none;
+    if (world->tasks.workers > 1 && g->sorted_count >= sinew__min_range(&world->tasks, SEARCH_PARALLEL_MIN)) {
+        int count = 0;
+        uint64_t candidates = 0u;
+        if (!find_bands(world, &count, &candidates)) {
+            count = find_cells(world, all, g->nx * g->ny, 0, -1, &none);
+        }
+        // The share for the next search's room (it moves the room and the work, never the result).
+        k->hit_share = candidates > 0u ? (float)((double)count / (double)candidates) : 1.0f;
+        return count;
+    }
+    return find_cells(world, all, g->nx * g->ny, 0, -1, &none);
 }
 
 // Whether a pair at squared distance d2 whose radii sum to `sum` is within the contact reach:
@@ -381,8 +530,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
-    search s = {0};
-    find_all(world, &s);
+    search s = {find_all(world)};
     if (color) {
         // The kept ones stay at the front of `found` and the pending ones go to l.c for a moment,
         // then after them, so that the colour sort can write l.c.

@@ -29,6 +29,9 @@ typedef struct sinew__contacts {
     float *share_i, *share_j, *mu_s, *mu_k;
     bool one_material;
     float one_share, one_mu_s, one_mu_k;
+    // Of the pairs the last search with workers tested, the share that were contacts: the room a
+    // parallel search gives each band (it sizes memory and work, never changes a result).
+    float hit_share;
 } sinew__contacts;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.
