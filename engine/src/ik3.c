@@ -45,6 +45,10 @@
 // taken, and its most (in residuals past the target).
 #define IK3_EXTRAPOLATION_SAFETY 0.75
 #define IK3_EXTRAPOLATION_MAX 8.0
+// FABRIK's linear aim (fabrik_linear_aim) replaces a plain iteration when the end effector is
+// within this fraction of the shortest link from the target: the model drops terms of relative
+// size (residual / link length), so it is trusted only where they are small (a warm start).
+#define IK3_LINEAR_AIM_REACH 0.25
 
 typedef struct dv {
     double x, y, z;
@@ -65,6 +69,7 @@ typedef struct ik3_work {
     dv base, target;
     dq base_rot;
     double reach;         // sum of lengths
+    double shortest;      // least length
     double len[IK3_MAX];
     double flex[IK3_MAX];
     dq q[IK3_MAX];        // local rotations
@@ -565,6 +570,33 @@ static double next_extrapolation(const ik3_work *w, dv r0, double beta, double b
     return rho < 1.0 ? fmin(IK3_EXTRAPOLATION_MAX, IK3_EXTRAPOLATION_SAFETY * rho / (1.0 - rho)) : 0.0;
 }
 
+// FABRIK's aim for a plain iteration near a solution, from its linearisation about the pose in w
+// (link world directions u_0 .. u_{n-1}). With the end effector aimed at a from e, the backward
+// pass moves joint k by the projection of joint k + 1's move onto u_k (to first order: a link
+// pivots about its far joint), so the base joint moves by P_0 ... P_{n-1} (a - e), P_k = u_k u_k^T;
+// the forward pass puts the base back and moves each next joint by the projection of the last's
+// move, so the end effector lands at a - A A^T (a - e), A = P_{n-1} ... P_0. A product of such
+// projections is c u_{n-1} u_0^T with c the product of the cosines u_k . u_{k+1}, so A A^T =
+// c^2 u_{n-1} u_{n-1}^T: one plain iteration removes the residual r = t - e across the last link
+// and leaves c^2 of its part along it (hence FABRIK's slow crawl when the chain is nearly
+// straight, c^2 near 1). Aiming at a = t + c^2 / (1 - c^2) (u_{n-1} . r) u_{n-1} lands on t to
+// first order; the factor is capped at IK3_EXTRAPOLATION_MAX (a straight chain cannot lengthen to
+// first order at all). Limits and the terms of order |r|^2 / length are left out: iterate() uses it
+// only within IK3_LINEAR_AIM_REACH of the shortest link, and the next iteration measures the rest.
+static dv fabrik_linear_aim(const ik3_work *w, dv r)
+{
+    double c = 1.0;
+    dv u = qaxis(w->w[0]);
+    for (int k = 1; k < w->n; ++k) {
+        const dv v = qaxis(w->w[k]);
+        c *= vdot(u, v);
+        u = v;
+    }
+    const double c2 = c * c;
+    const double g = c2 < IK3_EXTRAPOLATION_MAX * (1.0 - c2) ? c2 / (1.0 - c2) : IK3_EXTRAPOLATION_MAX;
+    return vmadd(w->target, g * vdot(u, r), u);
+}
+
 // Runs CCD or FABRIK from the pose in w (forward kinematics done, end effector `e` from the target)
 // until `tol` or `budget` iterations, escaping local minima; leaves the best pose in w and its
 // distance in *best_out. `first` numbers the iterations for on_iteration. Returns the iterations run.
@@ -583,17 +615,19 @@ static int iterate(const sinew_ik3_def *def, ik3_work *w, double e, double tol, 
     double beta = 0.0; // the aim's extrapolation (IK3_EXTRAPOLATION_*)
     for (int it = 1; it <= budget && !(best_e <= tol); ++it) {
         const dv r0 = vsub(w->target, w->p[w->n]);
-        const dv aim = vmadd(w->target, beta, r0);
         const double before = e;
         if (def->method == SINEW_IK3_FABRIK) {
-            fabrik_iteration(w, aim);
+            // A plain iteration near a solution is aimed by FABRIK's linear model instead; the
+            // extrapolation is still estimated as after a plain one (beta 0), from what it did.
+            const bool linear = beta == 0.0 && e <= IK3_LINEAR_AIM_REACH * w->shortest;
+            fabrik_iteration(w, linear ? fabrik_linear_aim(w, r0) : vmadd(w->target, beta, r0));
             e = end_distance(w);
             if (w->limited && !(e < 0.9 * before)) {
                 ccd_sweep(w, false, w->target);
                 e = end_distance(w);
             }
         } else {
-            ccd_sweep(w, true, aim);
+            ccd_sweep(w, true, vmadd(w->target, beta, r0));
             if (mixed) {
                 fabrik_iteration(w, w->target);
             }
@@ -938,12 +972,14 @@ sinew_status sinew_ik3_solve(const sinew_ik3_def *def, sinew_ik3_chain *chain, s
     w.target = from_f(target);
     w.base_rot = qnormalize(qfrom_f(chain->base_rotation));
     w.reach = 0.0;
+    w.shortest = INFINITY;
     w.limited = false;
     for (int k = 0; k < n; ++k) {
         const sinew_ik3_link *l = &chain->links[k];
         w.len[k] = l->length;
         w.flex[k] = l->flexibility;
         w.reach += w.len[k];
+        w.shortest = fmin(w.shortest, w.len[k]);
         w.lim[k] = l->limit;
         w.limited = w.limited || l->limit != NULL;
         w.q[k] = limit_rotation(w.lim[k], qnormalize(qfrom_f(l->rotation)));
