@@ -869,8 +869,9 @@ static sinew_status check_def(const sinew_ik3_def *def, const sinew_ik3_chain *c
 
 // q rounded to float, nudged (in double, then rounded again) until the float rotation, normalised in
 // double, is inside the limits by IK3_OUT_MARGIN: toward the cone's center, toward the middle of
-// the twist range, by a step that doubles from 1e-8 rad. A twist range narrower than twice the
-// margin cannot hold it: there the nearest float is kept.
+// the twist range, by a step that doubles from 4e-8 rad (about the rounding of a unit component to
+// float, 3e-8: a smaller first step mostly fails again and costs another round). A twist range
+// narrower than twice the margin cannot hold it: there the nearest float is kept.
 // *normalized receives the answer normalised in double.
 static sinew_quat output_rotation(const ik3_lim *l, dq q, dq *normalized)
 {
@@ -879,7 +880,7 @@ static sinew_quat output_rotation(const ik3_lim *l, dq q, dq *normalized)
         *normalized = qnormalize(qfrom_f(f));
         return f;
     }
-    double step = 1e-8;
+    double step = 4e-8;
     for (int attempt = 0; attempt < 40; ++attempt, step *= 2.0) {
         const dq g = qnormalize(qfrom_f(f));
         *normalized = g;
@@ -979,7 +980,7 @@ sinew_status sinew_ik3_solve(const sinew_ik3_def *def, sinew_ik3_chain *chain, s
         w.len[k] = l->length;
         w.flex[k] = l->flexibility;
         w.reach += w.len[k];
-        w.shortest = fmin(w.shortest, w.len[k]);
+        w.shortest = w.len[k] < w.shortest ? w.len[k] : w.shortest;
         w.lim[k] = l->limit;
         w.limited = w.limited || l->limit != NULL;
         w.q[k] = limit_rotation(w.lim[k], qnormalize(qfrom_f(l->rotation)));

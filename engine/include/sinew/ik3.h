@@ -31,7 +31,7 @@
 // Every method ends with every link inside its limits, exactly: the direction of the answer's float
 // quaternion normalised in double, and its twist by the formula above, pass the edge-plane tests
 // and the twist range with no tolerance (the solver nudges an answer that rounding to float put a
-// hair outside back in, by 1e-8 rad or a few times that; a twist range narrower than 2e-9 rad
+// hair outside back in, by 4e-8 rad or a few times that; a twist range narrower than 2e-9 rad
 // keeps the nearest float instead). A start pose outside its limits is first projected into them.
 //
 // ## Step by step
