@@ -236,8 +236,9 @@ static float plane_in_reach(const sinew_world *world, int m)
     return gap < p->radius[i] * (SINEW__CONTACT_REACH - 1.0f) ? 1.0f : 0.0f;
 }
 
-void sinew__collider_contacts_respond(sinew_world *world, bool jacobi)
+bool sinew__collider_contacts_respond(sinew_world *world, bool jacobi)
 {
+    unsigned out = 0u;
     const sinew__collider_contacts *q = &world->collider_contacts;
     sinew__particles *p = &world->particles;
     for (int m = 0; m < q->count; ++m) {
@@ -258,8 +259,10 @@ void sinew__collider_contacts_respond(sinew_world *world, bool jacobi)
             p->dy[i] += share * vy;
             p->x[i] += share * fx;
             p->y[i] += share * fy;
+            out |= (unsigned)!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]));
         }
     }
+    return out != 0u;
 }
 
 void sinew__collider_contacts_count(sinew_world *world)

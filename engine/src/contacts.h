@@ -188,7 +188,9 @@ void sinew__collider_contacts_find(sinew_world *world, float margin);
 // Recomputes, at the current positions, the contact planes of curved or finite colliders found
 // by an earlier sinew__collider_contacts_find (a half-plane's never changes).
 void sinew__collider_contacts_refresh(sinew_world *world);
-void sinew__collider_contacts_respond(sinew_world *world, bool jacobi);
+// The contact response against colliders; with Gauss-Seidel it moves the particles and returns
+// whether one left the range (Jacobi sums it, and returns false).
+bool sinew__collider_contacts_respond(sinew_world *world, bool jacobi);
 void sinew__collider_contacts_count(sinew_world *world);
 void sinew__colliders_free(sinew_world *world);
 // Snapshots: the colliders (see sinew__kind_ops.save / load).

@@ -793,15 +793,19 @@ static unsigned finish_and_pack(int first, int n, const float *restrict x, const
     return out;
 }
 
-static void unpack(int first, int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
-                   float *restrict dx, float *restrict dy)
+// Copies the motion records back; returns nonzero when a position left the range.
+static unsigned unpack(int first, int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
+                       float *restrict dx, float *restrict dy)
 {
+    unsigned out = 0u;
     for (int i = first; i < n; ++i) {
         x[i] = m[i].x;
         y[i] = m[i].y;
         dx[i] = m[i].dx;
         dy[i] = m[i].dy;
+        out |= (unsigned)!(sinew__coordinate_ok(x[i]) && sinew__coordinate_ok(y[i]));
     }
+    return out;
 }
 
 #if SINEW__X86
@@ -834,9 +838,11 @@ SINEW__AVX2 static unsigned finish_and_pack_avx2(int n, const float *restrict x,
     return out | finish_and_pack(i, n, x, y, px, py, dx, dy, motion);
 }
 
-SINEW__AVX2 static void unpack_avx2(int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
-                                    float *restrict dx, float *restrict dy)
+SINEW__AVX2 static unsigned unpack_avx2(int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
+                                        float *restrict dx, float *restrict dy)
 {
+    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f);
+    __m256 in = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     int i = 0;
     for (; i + SINEW__LANES <= n; i += SINEW__LANES) {
         __m256 r[SINEW__LANES];
@@ -848,8 +854,11 @@ SINEW__AVX2 static void unpack_avx2(int n, const sinew__motion *restrict m, floa
         _mm256_storeu_ps(y + i, r[1]);
         _mm256_storeu_ps(dx + i, r[2]);
         _mm256_storeu_ps(dy + i, r[3]);
+        in = _mm256_and_ps(in, _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, r[0]), limit, _CMP_LE_OQ),
+                                             _mm256_cmp_ps(_mm256_andnot_ps(sign, r[1]), limit, _CMP_LE_OQ)));
     }
-    unpack(i, n, m, x, y, dx, dy);
+    const unsigned out = (unsigned)(_mm256_movemask_ps(in) != 0xff);
+    return out | unpack(i, n, m, x, y, dx, dy);
 }
 #endif
 
@@ -884,14 +893,19 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack)
     return atomic_load(&t.out) != 0u ? reset_escaped(p, pack) : 0;
 }
 
-void sinew__particles_unpack_motion(sinew_world *world)
+int sinew__particles_unpack_motion(sinew_world *world)
 {
     sinew__particles *p = &world->particles;
+    unsigned out;
 #if SINEW__X86
     if (world->avx2) {
-        unpack_avx2(p->count, p->motion, p->x, p->y, p->dx, p->dy);
-        return;
-    }
+        out = unpack_avx2(p->count, p->motion, p->x, p->y, p->dx, p->dy);
+    } else
 #endif
-    unpack(0, p->count, p->motion, p->x, p->y, p->dx, p->dy);
+    {
+        out = unpack(0, p->count, p->motion, p->x, p->y, p->dx, p->dy);
+    }
+    return out != 0u ? reset_escaped(p, false) : 0;
 }
+
+int sinew__particles_reset_escaped(sinew_world *world) { return reset_escaped(&world->particles, false); }

@@ -116,8 +116,11 @@ float sinew__particles_max_accel(const sinew_world *world);
 // how many were put back. With `pack`, also fills particles.motion for the contact response.
 int sinew__particles_finish_substep(sinew_world *world, bool pack);
 // Copies the position and displacement of particles.motion back to the arrays (after a Gauss-Seidel
-// contact response, which writes the records).
-void sinew__particles_unpack_motion(sinew_world *world);
+// contact response, which writes the records). A particle the response carried out of range is put
+// back where the sub-step began, at rest; returns how many were.
+int sinew__particles_unpack_motion(sinew_world *world);
+// Puts every particle out of range back where the sub-step began, at rest; returns how many.
+int sinew__particles_reset_escaped(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
 // Removes the last particles until `count` are left, without looking for constraints on them: for
 // a failed builder, once every constraint it made (all those on its particles) is gone.

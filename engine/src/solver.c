@@ -167,16 +167,21 @@ static void find_contacts(sinew_world *world, bool color, int ahead, float extra
 // sinew__contacts_respond). Jacobi mode scales each contact by 1 / max(n_i, n_j), n = contacts on
 // the particle, and applies the sums together, so that it stays order independent. Called only
 // when there are contacts.
-static void respond_to_contacts(sinew_world *world, bool jacobi)
+// The contact response, the last move of a sub-step: a particle it carries out of range goes back
+// where the sub-step began (as one the solve carried out does). Returns how many did.
+static int respond_to_contacts(sinew_world *world, bool jacobi)
 {
     sinew__particles *p = &world->particles;
     if (!jacobi) {
+        int reset = 0;
         if (world->contacts.l.count > 0) {
             sinew__contacts_respond(world, false);
-            sinew__particles_unpack_motion(world);
+            reset += sinew__particles_unpack_motion(world);
         }
-        sinew__collider_contacts_respond(world, false);
-        return;
+        if (sinew__collider_contacts_respond(world, false)) {
+            reset += sinew__particles_reset_escaped(world);
+        }
+        return reset;
     }
     memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
     sinew__contacts_count(world);
@@ -184,13 +189,16 @@ static void respond_to_contacts(sinew_world *world, bool jacobi)
     invert_counts(world);
     sinew__contacts_respond(world, true);
     sinew__collider_contacts_respond(world, true);
+    unsigned out = 0u;
     for (int i = 0; i < p->count; ++i) {
         p->dx[i] += (float)p->acc[i].dx;
         p->dy[i] += (float)p->acc[i].dy;
         p->x[i] += (float)p->acc2[i].dx;
         p->y[i] += (float)p->acc2[i].dy;
         p->acc[i].dx = p->acc[i].dy = p->acc2[i].dx = p->acc2[i].dy = 0.0;
+        out |= (unsigned)!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]));
     }
+    return out != 0u ? sinew__particles_reset_escaped(world) : 0;
 }
 
 // The kinds other than distances sum their corrections (already scaled by omega / max(n_i, n_j))
@@ -299,7 +307,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
         reset += sinew__particles_finish_substep(world, contacts);
         if (contacts) {
-            respond_to_contacts(world, jacobi);
+            reset += respond_to_contacts(world, jacobi);
         }
     }
 

@@ -307,6 +307,10 @@ static void check_particles(const state *s, const char *after)
             fuzz_fail("%s: particle %d of %d at (%g, %g): not finite", after, i, v.count, (double)v.x[i],
                       (double)v.y[i]);
         }
+        if (!(fabsf(v.x[i]) <= SINEW_MAX_COORDINATE && fabsf(v.y[i]) <= SINEW_MAX_COORDINATE)) {
+            fuzz_fail("%s: particle %d of %d at (%g, %g): beyond SINEW_MAX_COORDINATE", after, i, v.count,
+                      (double)v.x[i], (double)v.y[i]);
+        }
         sum += v.px[i] + v.py[i] + v.weight[i] + v.radius[i] + (float)v.flags[i];
     }
     volatile float sink = sum;
@@ -1585,7 +1589,9 @@ static void op_snapshot(state *s, reader *r)
         sinew_world *copy = NULL;
         const sinew_status st = sinew_world_load(buf, size, NULL, &copy);
         if (st != SINEW_OK) {
-            fuzz_fail("a world's own snapshot does not load: %s", sinew_status_string(st));
+            const char *why = NULL;
+            (void)sinew_snapshot_check(buf, size, &why);
+            fuzz_fail("a world's own snapshot does not load: %s (%s)", sinew_status_string(st), why != NULL ? why : "");
         }
         check_saves_as(copy, buf, size, "load");
         sinew_world_destroy(copy);
