@@ -324,7 +324,7 @@ static uint64_t cell_bound(const sinew__grid *g, int c)
 
 #define SEARCH_BANDS_MAX 256       // bands of cells a parallel search is cut into, at most
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
-#define SEARCH_PARALLEL_MIN 4096   // particles under which the search runs on one thread
+#define SEARCH_PARALLEL_MIN 32768  // particles under which the search runs on one thread (see docs/threads.md)
 
 typedef struct band_search {
     sinew_world *world;
