@@ -1689,6 +1689,10 @@ static bool make_world(state *s, reader *r)
         default: edit_solver_field(&d.solver, field - 9, r); break;
         }
     }
+    // Flag bit 7: two workers (the built-in pool). It reads no byte of its own, and a world ends in
+    // the same state at any worker count, so every input decodes and runs as before the bit was
+    // read; the threaded stages it reaches at these sizes are Gauss-Seidel's spans (512 links on).
+    d.workers = (flags & 128u) ? 2 : 1;
     // Allocator: 0-3 counting with a failure mode, 4 the C library's (fields NULL), 5 half set.
     const uint8_t which = (flags >> 1) & 7u;
     memset(&s->alloc, 0, sizeof s->alloc);
