@@ -515,7 +515,7 @@ static void refresh_spans(sinew_world *world)
 {
     sinew__contacts *k = &world->contacts;
     k->l.spans_valid = false;
-    if (world->tasks.workers > 1 && k->l.count > 0) {
+    if (sinew__links_spread(world, &k->l)) { // (a few contacts are swept on one thread: no spans)
         sinew__links_spans(world, &k->l, world->particles.colors);
     }
 }

@@ -330,6 +330,12 @@ static void span_task_soft(int start, int end, int worker, void *context)
 
 #define SPAN_MIN_BLOCKS 32 // blocks a task takes at least (sinew__min_range); a span under twice this runs inline
 
+bool sinew__links_spread(const sinew_world *world, const sinew__links *l)
+{
+    const int blocks = (l->count + SINEW__LANES - 1) / SINEW__LANES;
+    return world->tasks.workers > 1 && blocks >= 2 * sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS);
+}
+
 void sinew__links_spans(sinew_world *world, sinew__links *l, uint32_t *mark)
 {
     const size_t bytes = sizeof(uint32_t) * (size_t)world->particles.count;
@@ -382,7 +388,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
             uint32_t m = perm[backward ? n - 1 - k : k];
             project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft);
         }
-    } else if (world->tasks.workers > 1 && d->spans_valid && blocks >= 2 * sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS)) {
+    } else if (d->spans_valid && sinew__links_spread(world, d)) {
         span_task t = {world, d, 0, inv_h2, backward};
         for (int m = 0; m < d->span_count; ++m) {
             const int s = backward ? d->span_count - 1 - m : m;

@@ -56,6 +56,9 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
 void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);
+// Whether Gauss-Seidel's sweeps of l are spread over the workers (more than one, and enough blocks
+// for two tasks): only then are its spans found and used.
+bool sinew__links_spread(const sinew_world *world, const sinew__links *l);
 // Finds the spans of l (mark: a per-particle scratch array, left dirty; NULL: a temporary one,
 // and when it cannot be had the spans stay invalid, so the sweeps run serially, same bits).
 void sinew__links_spans(sinew_world *world, sinew__links *l, uint32_t *mark);

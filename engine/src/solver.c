@@ -252,7 +252,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__links_refresh_blocks(world, &world->distances.l);
         world->distances.blocks_dirty = false;
     }
-    if (world->tasks.workers > 1 && !world->distances.l.spans_valid && world->distances.l.count > 0) {
+    if (!world->distances.l.spans_valid && sinew__links_spread(world, &world->distances.l)) {
         // The search's arrays are free between steps (NULL when nothing collides: a temporary).
         sinew__links_spans(world, &world->distances.l, world->particles.colors);
     }
