@@ -101,12 +101,8 @@ int bench_ik3_run(const char *method_name, const char *start, int n, int solves,
         return 2;
     }
     sinew_vec3 cone[CONE_N];
-    const double r = tan(CONE_HALF);
-    for (int i = 0; i < CONE_N; ++i) { // counter-clockwise about +x: y then z
-        const double a = 2.0 * 3.14159265358979323846 * i / CONE_N;
-        const dir3 d = tangent_dir(r * cos(a), r * sin(a));
-        cone[i] = sinew_vec3_make((float)d.x, (float)d.y, (float)d.z);
-    }
+    sinew_ik3_regular_cone((float)CONE_HALF, CONE_N, cone);
+    const double r = tan(CONE_HALF); // the corners' distance from +x in the tangent plane
     sinew_ik3_limit_def ld = sinew_default_ik3_limit_def();
     ld.cone = cone;
     ld.cone_count = CONE_N;

@@ -300,6 +300,39 @@ static void square_cone(sinew_vec3 *c, double half)
     c[3] = sinew_vec3_make(1.0f, (float)t, (float)-t);
 }
 
+// A regular cone: every corner half_angle off +x, counter-clockwise about it, accepted by
+// sinew_ik3_limit_init; bad arguments refused, nothing written.
+static void a_regular_cone_has_its_corners_at_the_half_angle(void **state)
+{
+    (void)state;
+    const float halves[] = {0.05f, 0.5f, 1.2f, 1.55f};
+    for (int h = 0; h < 4; ++h) {
+        for (int n = 3; n <= SINEW_IK3_MAX_CONE_VERTICES; ++n) {
+            sinew_vec3 c[SINEW_IK3_MAX_CONE_VERTICES];
+            assert_int_equal(sinew_ik3_regular_cone(halves[h], n, c), SINEW_OK);
+            for (int i = 0; i < n; ++i) {
+                const double len = sqrt((double)c[i].x * c[i].x + (double)c[i].y * c[i].y + (double)c[i].z * c[i].z);
+                assert_true(fabs(acos(c[i].x / len) - halves[h]) < 1e-5);
+                const sinew_vec3 d = c[(i + 1) % n];
+                assert_true((double)c[i].y * d.z - (double)c[i].z * d.y > 0.0); // counter-clockwise about +x
+            }
+            sinew_ik3_limit_def ld = sinew_default_ik3_limit_def();
+            ld.cone = c;
+            ld.cone_count = n;
+            sinew_ik3_limit l;
+            assert_int_equal(sinew_ik3_limit_init(&ld, &l), SINEW_OK);
+        }
+    }
+    sinew_vec3 c[3] = {{7.0f, 7.0f, 7.0f}, {7.0f, 7.0f, 7.0f}, {7.0f, 7.0f, 7.0f}};
+    assert_int_equal(sinew_ik3_regular_cone(0.5f, 3, NULL), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_ik3_regular_cone(NAN, 3, c), SINEW_ERR_NOT_FINITE);
+    assert_int_equal(sinew_ik3_regular_cone(0.5f, 2, c), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_ik3_regular_cone(0.5f, SINEW_IK3_MAX_CONE_VERTICES + 1, c), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_ik3_regular_cone(0.0f, 3, c), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_ik3_regular_cone(1.5708f, 3, c), SINEW_ERR_OUT_OF_RANGE);
+    assert_true(c[0].x == 7.0f && c[1].y == 7.0f && c[2].z == 7.0f);
+}
+
 static void bad_polygons_and_twist_ranges_are_refused(void **state)
 {
     (void)state;
@@ -962,6 +995,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(quaternion_helpers_rotate_and_compose),
         cmocka_unit_test(defaults_match_the_header),
+        cmocka_unit_test(a_regular_cone_has_its_corners_at_the_half_angle),
         cmocka_unit_test(bad_polygons_and_twist_ranges_are_refused),
         cmocka_unit_test(bad_input_is_refused_and_the_chain_is_unchanged),
         cmocka_unit_test(limits_hold_exactly_after_every_method),

@@ -154,11 +154,7 @@ static demo_scene *ik3_create(void)
 
     // The cone: a regular 8-gon around +x (the parent's axis), counter-clockwise about it (y to z).
     sinew_vec3 cone[CONE_CORNERS];
-    const float r = tanf(CONE_HALF);
-    for (int i = 0; i < CONE_CORNERS; ++i) {
-        const float a = 2.0f * (float)SINEW_PI * (float)i / (float)CONE_CORNERS;
-        cone[i] = sinew_vec3_normalize(sinew_vec3_make(1.0f, r * cosf(a), r * sinf(a)));
-    }
+    sinew_ik3_regular_cone(CONE_HALF, CONE_CORNERS, cone);
     sinew_ik3_limit_def ld = sinew_default_ik3_limit_def();
     ld.cone = cone;
     ld.cone_count = CONE_CORNERS;

@@ -704,6 +704,25 @@ sinew_ik3_limit_def sinew_default_ik3_limit_def(void)
     return def;
 }
 
+sinew_status sinew_ik3_regular_cone(float half_angle, int count, sinew_vec3 *corners)
+{
+    if (corners == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    if (!isfinite(half_angle)) {
+        return SINEW_ERR_NOT_FINITE;
+    }
+    if (count < 3 || count > SINEW_IK3_MAX_CONE_VERTICES || !(half_angle > 0.0f && half_angle < 0.5 * SINEW_PI)) {
+        return SINEW_ERR_OUT_OF_RANGE;
+    }
+    const double r = tan((double)half_angle);
+    for (int i = 0; i < count; ++i) {
+        const double a = 2.0 * SINEW_PI * i / count;
+        corners[i] = sinew_vec3_make(1.0f, (float)(r * cos(a)), (float)(r * sin(a)));
+    }
+    return SINEW_OK;
+}
+
 // Unit corners, inward normals and center of a cone into l; false when degenerate, not convex,
 // clockwise or a hemisphere or more.
 static bool prepare_cone(ik3_lim *l, const sinew_vec3 *corners, int m)

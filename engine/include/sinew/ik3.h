@@ -136,6 +136,13 @@ typedef struct sinew_ik3_limit_def {
 /// Defaults as documented on each field.
 SINEW_API sinew_ik3_limit_def sinew_default_ik3_limit_def(void);
 
+/// The corners of a regular polygonal cone about +x (the parent's axis), a circular cone of
+/// `half_angle` radians approximated: corner i is (1, tan(half_angle) cos(a), tan(half_angle) sin(a)),
+/// a = 2 pi i / count, counter-clockwise as sinew_ik3_limit_def wants. Writes `count` corners.
+/// Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (count outside 3..SINEW_IK3_MAX_CONE_VERTICES,
+/// half_angle not in (0, pi / 2)); on error nothing is written.
+SINEW_API sinew_status sinew_ik3_regular_cone(float half_angle, int count, sinew_vec3 *corners);
+
 /// A link's limits, checked and prepared once by sinew_ik3_limit_init (so a solve does no polygon
 /// work); any number of links may share one. Its fields are the solver's: read them, never write
 /// them. A solve refuses (OUT_OF_RANGE) a limit that sinew_ik3_limit_init did not make.
