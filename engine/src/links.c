@@ -336,17 +336,9 @@ bool sinew__links_spread(const sinew_world *world, const sinew__links *l)
     return world->tasks.workers > 1 && blocks >= 2 * sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS);
 }
 
-void sinew__links_spans(sinew_world *world, sinew__links *l, uint32_t *mark)
+void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark)
 {
     const size_t bytes = sizeof(uint32_t) * (size_t)world->particles.count;
-    uint32_t *temp = NULL;
-    if (mark == NULL) {
-        mark = temp = sinew__alloc(world, bytes);
-        if (temp == NULL) {
-            l->spans_valid = false;
-            return;
-        }
-    }
     const int n = l->count, blocks = (n + SINEW__LANES - 1) / SINEW__LANES;
     const float *w = world->particles.w;
     memset(mark, 0, bytes);
@@ -370,7 +362,6 @@ void sinew__links_spans(sinew_world *world, sinew__links *l, uint32_t *mark)
     }
     l->span[l->span_count] = (uint32_t)blocks;
     l->spans_valid = true;
-    sinew__free(world, temp, bytes);
 }
 
 // One Gauss-Seidel sweep. With workers and spans, span after span (in the sweep's direction), each

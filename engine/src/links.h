@@ -59,9 +59,8 @@ void sinew__links_begin_substep(sinew__links *l);
 // Whether Gauss-Seidel's sweeps of l are spread over the workers (more than one, and enough blocks
 // for two tasks): only then are its spans found and used.
 bool sinew__links_spread(const sinew_world *world, const sinew__links *l);
-// Finds the spans of l (mark: a per-particle scratch array, left dirty; NULL: a temporary one,
-// and when it cannot be had the spans stay invalid, so the sweeps run serially, same bits).
-void sinew__links_spans(sinew_world *world, sinew__links *l, uint32_t *mark);
+// Finds the spans of l (mark: a per-particle scratch array, left dirty).
+void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark);
 // Whether the soft kernels run: some link is soft, or lambda is kept for the forces.
 static inline bool sinew__links_soft(const sinew__links *l) { return l->soft_count > 0 || l->keep_lambda; }
 // True when the SINEW__LANES links from c share no particle that can move (weight > 0).

@@ -252,9 +252,9 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         sinew__links_refresh_blocks(world, &world->distances.l);
         world->distances.blocks_dirty = false;
     }
-    if (!world->distances.l.spans_valid && sinew__links_spread(world, &world->distances.l)) {
-        // The search's arrays are free between steps (NULL when nothing collides: a temporary).
-        sinew__links_spans(world, &world->distances.l, world->particles.colors);
+    if (!world->distances.l.spans_valid && sinew__links_spread(world, &world->distances.l) &&
+        world->particles.span_mark != NULL) { // (allocated with the workers; else the sweeps stay serial)
+        sinew__links_spans(world, &world->distances.l, world->particles.span_mark);
     }
     world->dropped_contacts = 0;
     const bool recording = world->record && world->history != NULL;
