@@ -464,7 +464,7 @@ static void bad_input_is_refused_and_the_chain_is_unchanged(void **state)
     const sinew_vec3 target = sinew_vec3_make(1.5f, 1.0f, 0.5f);
     const sinew_ik3_def good = sinew_default_ik3_def();
     const sinew_ik3_chain chain0 = {3, links, sinew_vec3_make(0, 0, 0), sinew_quat_identity()};
-    for (int k = 0; k < 24; ++k) {
+    for (int k = 0; k < 28; ++k) {
         sinew_ik3_def def = good;
         sinew_ik3_chain chain = chain0;
         sinew_vec3 t = target;
@@ -496,6 +496,10 @@ static void bad_input_is_refused_and_the_chain_is_unchanged(void **state)
         case 21: def.tolerance = -1.0f; break;
         case 22: def.method = (sinew_ik3_method)7; break;
         case 23: def.max_iterations = SINEW_IK3_MAX_ITERATIONS + 1; break;
+        case 24: links[2].length = 3e38f; break;                                     // a 3-link reach overflows float
+        case 25: t.y = -2.0f * SINEW_MAX_COORDINATE; break;
+        case 26: chain.base.z = 2.0f * SINEW_MAX_COORDINATE; break;
+        case 27: def.use_pole = true; def.pole.x = 2.0f * SINEW_MAX_COORDINATE; break;
         default: break;
         }
         sinew_ik3_result r = {-7, -7.0f, true};
@@ -521,6 +525,8 @@ static void bad_input_is_refused_and_the_chain_is_unchanged(void **state)
     sinew_vec3 pts[4];
     assert_int_equal(sinew_ik3_chain_points(NULL, pts), SINEW_ERR_NULL_ARGUMENT);
     assert_int_equal(sinew_ik3_chain_points(&chain, NULL), SINEW_ERR_NULL_ARGUMENT);
+    chain.base.x = 2.0f * SINEW_MAX_COORDINATE;
+    assert_int_equal(sinew_ik3_chain_points(&chain, pts), SINEW_ERR_OUT_OF_RANGE);
 }
 
 // ---- limits and projection ------------------------------------------------------------------------

@@ -823,6 +823,12 @@ sinew_status sinew_ik3_limit_init(const sinew_ik3_limit_def *def, sinew_ik3_limi
     return SINEW_OK;
 }
 
+// Within SINEW_MAX_COORDINATE on every axis (finite checked first).
+static bool vec3_in_range(sinew_vec3 v)
+{
+    return fabsf(v.x) <= SINEW_MAX_COORDINATE && fabsf(v.y) <= SINEW_MAX_COORDINATE && fabsf(v.z) <= SINEW_MAX_COORDINATE;
+}
+
 static sinew_status check_chain_basics(const sinew_ik3_chain *chain)
 {
     if (chain == NULL || chain->links == NULL) {
@@ -854,9 +860,13 @@ static sinew_status check_chain(const sinew_ik3_chain *chain, bool limits)
     if (!quat_unit(chain->base_rotation)) {
         return SINEW_ERR_OUT_OF_RANGE;
     }
+    if (!vec3_in_range(chain->base)) {
+        return SINEW_ERR_OUT_OF_RANGE;
+    }
     for (int k = 0; k < chain->count; ++k) {
         const sinew_ik3_link *l = &L[k];
-        if (!(l->length > 0.0f) || !(l->flexibility >= 0.0f && l->flexibility <= 1.0f) || !quat_unit(l->rotation) ||
+        if (!(l->length > 0.0f && l->length <= SINEW_MAX_COORDINATE) || !(l->flexibility >= 0.0f && l->flexibility <= 1.0f) ||
+            !quat_unit(l->rotation) ||
             (limits && l->limit != NULL && l->limit->check != IK3_LIMIT_CHECK)) {
             return SINEW_ERR_OUT_OF_RANGE;
         }
@@ -878,6 +888,7 @@ static sinew_status check_def(const sinew_ik3_def *def, const sinew_ik3_chain *c
     }
     const bool known = def->method == SINEW_IK3_FABRIK || def->method == SINEW_IK3_CCD || def->method == SINEW_IK3_TWO_BONE;
     if (!known || def->max_iterations < 1 || def->max_iterations > SINEW_IK3_MAX_ITERATIONS || def->tolerance < 0.0f ||
+        !vec3_in_range(target) || (def->use_pole && !vec3_in_range(def->pole)) ||
         (def->method == SINEW_IK3_TWO_BONE && chain->count != 2)) {
         return SINEW_ERR_OUT_OF_RANGE;
     }

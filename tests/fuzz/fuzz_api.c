@@ -1111,6 +1111,68 @@ static sinew_ik_def ik_def(reader *r, int bones, int *callback_points)
     return d;
 }
 
+// The same chain in 3D, from what op_ik_solve read (no byte of its own, so the corpus decodes as
+// before): each link turned about z by its angle, a regular cone of half its limit's range (or
+// none), the target in the z = 0 plane lifted by the base angle, the 2D method as a 3D one. A
+// solve that returns OK gives a finite distance and unit rotations.
+static void ik3_from_2d(const sinew_ik_chain *chain, int allocated, const sinew_ik_limit *limits, const sinew_ik_def *d,
+                        sinew_vec2 target)
+{
+    int n = chain->count < allocated ? chain->count : allocated; // the arrays hold `allocated`
+    n = n < SINEW_IK3_MAX_LINKS ? n : SINEW_IK3_MAX_LINKS;
+    if (n < 1) {
+        return;
+    }
+    sinew_ik3_link links[SINEW_IK3_MAX_LINKS];
+    sinew_ik3_limit lim[SINEW_IK3_MAX_LINKS];
+    for (int k = 0; k < n; ++k) {
+        links[k] = sinew_default_ik3_link();
+        links[k].length = chain->lengths[k];
+        const float a = chain->angles[k];
+        links[k].rotation = sinew_quat_make(0.0f, 0.0f, sinf(0.5f * a), cosf(0.5f * a));
+        if (limits != NULL) {
+            sinew_vec3 corners[SINEW_IK3_MAX_CONE_VERTICES];
+            const int corner_count = 3 + k % (SINEW_IK3_MAX_CONE_VERTICES - 2);
+            sinew_ik3_limit_def ld = sinew_default_ik3_limit_def();
+            if (sinew_ik3_regular_cone(0.5f * (limits[k].max - limits[k].min), corner_count, corners) == SINEW_OK) {
+                ld.cone = corners;
+                ld.cone_count = corner_count;
+            }
+            ld.twist_limited = (k & 1) != 0;
+            ld.twist_min = limits[k].min;
+            ld.twist_max = limits[k].max;
+            if (sinew_ik3_limit_init(&ld, &lim[k]) == SINEW_OK) {
+                links[k].limit = &lim[k];
+            }
+        }
+    }
+    sinew_ik3_chain c3 = {n, links, sinew_vec3_make(chain->base.x, chain->base.y, 0.0f), sinew_quat_identity()};
+    sinew_ik3_def d3 = sinew_default_ik3_def();
+    d3.method = (sinew_ik3_method)((unsigned)d->method % 3u);
+    d3.max_iterations = d->max_iterations; // bounded like the 2D solve's, ten times tighter (a 3D link costs more)
+    if (d3.max_iterations > 0 && (double)d3.max_iterations * n > 0.1 * IK_WORK_MAX) {
+        d3.max_iterations = (int)(0.1 * IK_WORK_MAX / n);
+    }
+    d3.tolerance = d->tolerance;
+    sinew_ik3_result res;
+    const sinew_status st = sinew_ik3_solve(&d3, &c3, sinew_vec3_make(target.x, target.y, chain->base_angle), &res);
+    if (sinew_status_string(st) == NULL) {
+        fuzz_fail("sinew_status_string(%d) is NULL", (int)st);
+    }
+    if (st == SINEW_OK) {
+        if (!isfinite(res.distance)) {
+            fuzz_fail("sinew_ik3_solve returned SINEW_OK with distance %g", (double)res.distance);
+        }
+        for (int k = 0; k < n; ++k) {
+            const sinew_quat q = links[k].rotation;
+            const float m = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+            if (!(fabsf(m - 1.0f) < 1e-4f)) {
+                fuzz_fail("sinew_ik3_solve returned SINEW_OK with rotation %d of norm^2 %g", k, (double)m);
+            }
+        }
+    }
+}
+
 static void op_ik_solve(reader *r)
 {
     int allocated;
@@ -1164,6 +1226,7 @@ static void op_ik_solve(reader *r)
         free(points);
     }
     (void)sinew_ik_wrap_angle(fl(r));
+    ik3_from_2d(&chain, allocated, limits, &d, target);
     free(angles);
     free(lengths);
     free(weights);

@@ -61,6 +61,10 @@ SINEW_API const char *sinew_status_string(sinew_status status);
 /// values outside the enum).
 SINEW_API const char *sinew_status_name(sinew_status status);
 
+/// Largest coordinate or length in metres any call accepts (world.h tells what it bounds; the
+/// standalone IK solvers hold their lengths, bases and targets to it too).
+#define SINEW_MAX_COORDINATE 1e15f
+
 /// Memory hooks. `alloc` returns `size` bytes aligned for any type, or NULL on failure;
 /// `free` receives a pointer from `alloc` with the same size. Both get `user_data`.
 typedef struct sinew_allocator {

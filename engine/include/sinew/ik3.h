@@ -221,7 +221,8 @@ typedef struct sinew_ik3_result {
 /// the method, the limits and max_iterations allow. `out` may be NULL.
 /// Errors: NULL_ARGUMENT (def, chain, links), NOT_FINITE (target, pole with use_pole, base,
 /// base_rotation, tolerance, a link's length, flexibility or rotation), OUT_OF_RANGE (count outside
-/// 1..SINEW_IK3_MAX_LINKS, a length <= 0, a flexibility outside [0, 1], a quaternion not unit to
+/// 1..SINEW_IK3_MAX_LINKS, a length <= 0 or above SINEW_MAX_COORDINATE, a target, pole or base
+/// coordinate beyond SINEW_MAX_COORDINATE, a flexibility outside [0, 1], a quaternion not unit to
 /// 1e-3, a limit not made by sinew_ik3_limit_init, max_iterations outside
 /// 1..SINEW_IK3_MAX_ITERATIONS, tolerance < 0, unknown method, TWO_BONE with count != 2). On error
 /// nothing is written.
@@ -229,8 +230,9 @@ SINEW_API sinew_status sinew_ik3_solve(const sinew_ik3_def *def, sinew_ik3_chain
                                        sinew_ik3_result *out);
 
 /// Forward kinematics: writes the count + 1 joint positions (metres) to `points`.
-/// Errors: NULL_ARGUMENT (chain, links, points), NOT_FINITE, OUT_OF_RANGE (count, a length <= 0, a
-/// flexibility outside [0, 1], a quaternion not unit to 1e-3; limits are not looked at).
+/// Errors: NULL_ARGUMENT (chain, links, points), NOT_FINITE, OUT_OF_RANGE (count, a length <= 0 or
+/// above SINEW_MAX_COORDINATE, a base coordinate beyond it, a flexibility outside [0, 1], a
+/// quaternion not unit to 1e-3; limits are not looked at).
 SINEW_API sinew_status sinew_ik3_chain_points(const sinew_ik3_chain *chain, sinew_vec3 *points);
 
 /// The twist angle of a link rotation as defined at the top of this header, radians in [-pi, pi].

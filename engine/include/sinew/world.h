@@ -13,11 +13,10 @@ typedef struct sinew_world sinew_world;
 
 /// The range every accepted number is held to, so that no later step can overflow (see
 /// docs/overview.md, "Limits"). A position, pin target or collider coordinate, a length or a radius
-/// larger in magnitude than SINEW_MAX_COORDINATE metres is refused with SINEW_ERR_OUT_OF_RANGE, and
-/// so is a speed above SINEW_MAX_SPEED m/s. A particle that a step would still carry beyond
-/// SINEW_MAX_COORDINATE (a huge force, gravity or solver push) is put back where its sub-step
-/// began, at rest, and counted in sinew_step_stats.reset_particles.
-#define SINEW_MAX_COORDINATE 1e15f
+/// larger in magnitude than SINEW_MAX_COORDINATE metres (base.h) is refused with
+/// SINEW_ERR_OUT_OF_RANGE, and so is a speed above SINEW_MAX_SPEED m/s. A particle that a step would
+/// still carry beyond SINEW_MAX_COORDINATE (a huge force, gravity or solver push) is put back where
+/// its sub-step began, at rest, and counted in sinew_step_stats.reset_particles.
 /// Largest accepted speed in m/s (particle velocities).
 #define SINEW_MAX_SPEED 1e15f
 /// sinew_world_step accepts dt in [SINEW_MIN_DT, SINEW_MAX_DT] seconds.
