@@ -36,13 +36,14 @@ typedef struct options {
     const char *method, *start; // ik: solver method and start pose
     int cap;                    // ik: max iterations per solve
     const char *save_world;     // --save-world FILE: the world after the run, for sinew-tune --world
+    float contact_speed;        // m/s, see sinew_world_def.contact_speed
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--contact-speed M_PER_S|inf] [--save-world FILE]\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
                "       sinew-bench --scene ik3 [--n LINKS] --method ccd|fabrik|two-bone --start cold|warm\n"
@@ -192,6 +193,7 @@ static int run(const options *o, int iteration)
     set_mode(o->mode, &wd.solver);
     wd.solver.link_forces = o->link_forces != 0;
     wd.workers = o->threads;
+    wd.contact_speed = o->contact_speed;
     sinew_world *world;
     if (sinew_world_create(&wd, &world) != SINEW_OK) {
         fprintf(stderr, "sinew-bench: world creation failed\n");
@@ -345,12 +347,16 @@ static int run(const options *o, int iteration)
         printf("\"width\":%d,\"height\":%d,", o->width, o->height);
     }
     printf("\"link_forces\":%s,", o->link_forces ? "true" : "false");
+    char speed_text[32] = "null"; // JSON has no infinity: null is an unbounded contact speed
+    if (isfinite(o->contact_speed)) {
+        snprintf(speed_text, sizeof speed_text, "%.3g", (double)o->contact_speed);
+    }
     if (is_rope) {
         printf("\"user_order\":%s,", o->user_order ? "true" : "false");
     }
-    printf("\"mode\":\"%s\",\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":%d,"
+    printf("\"mode\":\"%s\",\"contact_speed\":%s,\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":%d,"
            "\"ms_per_step\":%.4f,\"ns_per_projection\":%.3f,\"ns_per_particle_step\":%.2f,",
-           o->mode, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, o->threads, 1e3 * elapsed / steps,
+           o->mode, speed_text, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, o->threads, 1e3 * elapsed / steps,
            1e9 * elapsed / projections, 1e9 * elapsed / (steps * particles));
     if (is_rope) {
         printf("\"stretch\":%.5f,", sum_len / (0.25 * o->n));
@@ -528,7 +534,7 @@ int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
     options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, 1, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
-                 "fabrik", "cold", 1000, NULL};
+                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
@@ -583,6 +589,10 @@ int main(int argc, char **argv)
             ok = strcmp(v, "cold") == 0 || strcmp(v, "warm") == 0;
         } else if (strcmp(a, "--cap") == 0) {
             ok = bench_parse_int(v, 1, SINEW_IK_MAX_ITERATIONS, &o.cap);
+        } else if (strcmp(a, "--contact-speed") == 0) {
+            char *end;
+            o.contact_speed = strtof(v, &end);
+            ok = *end == '\0' && o.contact_speed > 0.0f;
         } else if (strcmp(a, "--omega") == 0) {
             char *end;
             o.omega = strtof(v, &end);

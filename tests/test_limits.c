@@ -1,9 +1,11 @@
 // Issue 16: no crash, no NaN and no undefined behaviour from any input the API accepts. Each
 // class of input that used to reach an overflow is either refused at the call (with its status,
-// changing nothing) or stepped without a sanitizer report; coincident particles separate.
+// changing nothing) or stepped without a sanitizer report; coincident particles separate; a
+// compressed pile stiffened under a contact speed does not launch.
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -332,6 +334,136 @@ static void particle_at_a_circle_centre_leaves_it(void **state)
     }
 }
 
+// The fastest particle's speed in m/s.
+static float fastest(const sinew_world *w)
+{
+    float most = 0.0f;
+    const int n = sinew_world_particles(w).count;
+    for (int i = 0; i < n; ++i) {
+        sinew_vec2 v;
+        assert_int_equal(sinew_particle_get_velocity(w, sinew_particle_id_at(w, i), &v), SINEW_OK);
+        const float s = sqrtf(v.x * v.x + v.y * v.y);
+        most = s > most ? s : most;
+    }
+    return most;
+}
+
+// Issue 16 §4: a 2,000-ball pile settled at the defaults, run 1,000 steps at a soft setting (it
+// ends about 0.3 m deep in overlap), then switched to a stiff one. Returns the fastest speed over
+// the next 3 s, and checks the world stays finite.
+static float fastest_after_stiffening(float contact_speed, sinew_solver_mode soft_mode, int soft_substeps,
+                                      int soft_iterations, sinew_solver_mode stiff_mode, int stiff_substeps,
+                                      int stiff_iterations, float *soft_overlap)
+{
+    sinew_world_def wd = sinew_default_world_def();
+    wd.contact_speed = contact_speed;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 2000;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    for (int k = 0; k < 300; ++k) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    }
+    sinew_solver_def s = sinew_world_get_solver(w);
+    s.mode = soft_mode;
+    s.substeps = soft_substeps;
+    s.iterations = soft_iterations;
+    assert_int_equal(sinew_world_set_solver(w, &s), SINEW_OK);
+    for (int k = 0; k < 1000; ++k) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    }
+    *soft_overlap = sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].max_error;
+    s.mode = stiff_mode;
+    s.substeps = stiff_substeps;
+    s.iterations = stiff_iterations;
+    assert_int_equal(sinew_world_set_solver(w, &s), SINEW_OK);
+    float most = 0.0f;
+    for (int k = 0; k < 180; ++k) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        const float v = fastest(w);
+        most = v > most ? v : most;
+    }
+    assert_all_in_range(w, "stiffened pile");
+    assert_int_equal(sinew_world_stats(w).reset_particles, 0);
+    sinew_world_destroy(w);
+    return most;
+}
+
+// With the contact speed at 3 m/s, no ball leaves the switch faster than that plus what gravity
+// (10 m/s^2) adds over a second of settling; unbounded, the same switch launches balls well past it.
+static void stiffening_a_compressed_pile_does_not_launch_it(void **state)
+{
+    (void)state;
+    const float bound = 3.0f + 10.0f * 1.0f;
+    const struct {
+        sinew_solver_mode soft;
+        int soft_substeps, soft_iterations;
+        sinew_solver_mode stiff;
+        int stiff_substeps, stiff_iterations;
+    } cases[] = {
+        {SINEW_SOLVER_GAUSS_SEIDEL, 1, 1, SINEW_SOLVER_GAUSS_SEIDEL, 7, 1},
+        {SINEW_SOLVER_GAUSS_SEIDEL, 1, 1, SINEW_SOLVER_GAUSS_SEIDEL, 4, 8},
+        {SINEW_SOLVER_JACOBI, 1, 3, SINEW_SOLVER_GAUSS_SEIDEL, 4, 8},
+        {SINEW_SOLVER_GAUSS_SEIDEL, 1, 1, SINEW_SOLVER_JACOBI, 7, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        float overlap = 0.0f;
+        const float v = fastest_after_stiffening(3.0f, cases[c].soft, cases[c].soft_substeps, cases[c].soft_iterations,
+                                                 cases[c].stiff, cases[c].stiff_substeps, cases[c].stiff_iterations,
+                                                 &overlap);
+        if (!(overlap > 0.2f)) {
+            fail_msg("case %zu: the soft setting left only %g m of overlap: the scene no longer tests a switch",
+                     c, (double)overlap);
+        }
+        if (!(v <= bound)) {
+            fail_msg("case %zu: a ball left at %g m/s (bound %g)", c, (double)v, (double)bound);
+        }
+    }
+    float overlap = 0.0f;
+    const float unbounded = fastest_after_stiffening(INFINITY, SINEW_SOLVER_GAUSS_SEIDEL, 1, 1,
+                                                     SINEW_SOLVER_GAUSS_SEIDEL, 4, 8, &overlap);
+    if (!(unbounded > bound)) {
+        fail_msg("unbounded, the switch gave only %g m/s: the test no longer shows a launch", (double)unbounded);
+    }
+}
+
+// The contact speed setting: refused values change nothing; it is saved in snapshots.
+static void contact_speed_setting(void **state)
+{
+    (void)state;
+    sinew_world_def wd = sinew_default_world_def();
+    assert_true(isinf(wd.contact_speed) && wd.contact_speed > 0.0f);
+    sinew_world *w = NULL;
+    wd.contact_speed = 0.0f;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_ERR_OUT_OF_RANGE);
+    wd.contact_speed = NAN;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_ERR_NOT_FINITE);
+    assert_null(w);
+    wd.contact_speed = 3.0f;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    assert_true(sinew_world_get_contact_speed(w) == 3.0f);
+    assert_int_equal(sinew_world_set_contact_speed(w, NAN), SINEW_ERR_NOT_FINITE);
+    assert_int_equal(sinew_world_set_contact_speed(w, -1.0f), SINEW_ERR_OUT_OF_RANGE);
+    assert_int_equal(sinew_world_set_contact_speed(w, -0.0f), SINEW_ERR_OUT_OF_RANGE);
+    assert_true(sinew_world_get_contact_speed(w) == 3.0f);
+    assert_int_equal(sinew_world_set_contact_speed(NULL, 1.0f), SINEW_ERR_NULL_ARGUMENT);
+    assert_true(sinew_world_get_contact_speed(NULL) == 0.0f);
+    assert_int_equal(sinew_world_set_contact_speed(w, 2.5f), SINEW_OK);
+    const size_t size = sinew_world_save_size(w);
+    void *buffer = malloc(size);
+    size_t written = 0;
+    assert_int_equal(sinew_world_save(w, buffer, size, &written), SINEW_OK);
+    sinew_world *loaded = NULL;
+    assert_int_equal(sinew_world_load(buffer, written, NULL, &loaded), SINEW_OK);
+    assert_true(sinew_world_get_contact_speed(loaded) == 2.5f);
+    sinew_world_destroy(loaded);
+    assert_int_equal(sinew_world_set_contact_speed(w, INFINITY), SINEW_OK);
+    assert_true(isinf(sinew_world_get_contact_speed(w)));
+    free(buffer);
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +476,8 @@ int main(void)
         cmocka_unit_test(ik_lengths_near_flt_max_are_refused),
         cmocka_unit_test(coincident_particles_separate),
         cmocka_unit_test(particle_at_a_circle_centre_leaves_it),
+        cmocka_unit_test(stiffening_a_compressed_pile_does_not_launch_it),
+        cmocka_unit_test(contact_speed_setting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -182,6 +182,16 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi);
 // Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
 void sinew__contacts_count(sinew_world *world);
 
+// overlap.c: the contact speed. Whether the last step's overlap (its statistics) was deep enough,
+// against contact_speed * h, that this step's sub-steps must look for deep contacts; only then
+// does sinew_world_step call sinew__overlap_bound (the step of a world without deep overlap is
+// unchanged, to the bit).
+#define SINEW__DEEP_WATCH 0.5f
+bool sinew__overlap_possible(const sinew_world *world, float h);
+// After the contact response (particles.motion packed and unpacked): bounds the velocity of
+// every particle in an island with a deep contact (see overlap.c). Serial; allocates nothing.
+void sinew__overlap_bound(sinew_world *world, float h);
+
 // collider.c: static colliders and particle-collider contacts.
 // Finds the contacts of every particle within `margin` (m) beyond the contact reach of a collider.
 void sinew__collider_contacts_find(sinew_world *world, float margin);

@@ -14,7 +14,7 @@
 
 #include "world_internal.h"
 
-#define SINEW__SNAPSHOT_VERSION 2u // 2: pins hold max_force, the solver link_forces
+#define SINEW__SNAPSHOT_VERSION 3u // 2: pins hold max_force, the solver link_forces; 3: the contact speed
 #define SINEW__ENDIAN_MARK 0x01020304u
 #define SINEW__HEADER_BYTES 40u
 
@@ -314,6 +314,7 @@ static void save_world(const sinew_world *world, sinew__writer *w)
     sinew__put_f32(w, world->h_prev);
     sinew__put_u64(w, world->step_count);
     sinew__put_u32(w, (uint32_t)world->skip_linked_pairs | (uint32_t)world->record << 1);
+    sinew__put_f32(w, world->contact_speed);
 }
 
 // Reads the settings into a def (allocator, user data and threads from `def_in`), then creates
@@ -345,6 +346,9 @@ static sinew_world *load_world(sinew__reader *r, const sinew_world_def *def_in)
     const uint64_t steps = sinew__get_u64(r);
     const uint32_t flags = sinew__get_u32(r);
     def.skip_linked_pairs = (flags & 1u) != 0u;
+    if (r->at < r->size) { // (version 3 on; before it, the default)
+        def.contact_speed = sinew__get_f32(r);
+    }
     def.particle_capacity = 0;
     def.constraint_capacity = 0;
     if (r->status != SINEW_OK) {

@@ -268,6 +268,8 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                                                   ahead_t * ahead_t
                                             : 0.0f;
 
+    // Deep overlap is looked for only when the last step ended with some (see overlap.c).
+    const bool watch_overlap = sinew__overlap_possible(world, h);
     int covered = -1; // the last sub-step the contacts found cover
     for (int s = 0; s < solver.substeps; ++s) {
         reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
@@ -308,6 +310,9 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         reset += sinew__particles_finish_substep(world, contacts);
         if (contacts) {
             reset += respond_to_contacts(world, jacobi);
+            if (watch_overlap) {
+                sinew__overlap_bound(world, h);
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 // World lifecycle and settings.
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -34,6 +35,7 @@ sinew_world_def sinew_default_world_def(void)
     sinew_world_def def = {0};
     def.gravity = sinew_vec2_make(0.0f, -10.0f);
     def.damping = 0.0f;
+    def.contact_speed = INFINITY;
     def.solver = sinew_default_solver_def();
     def.allocator.alloc = default_alloc;
     def.allocator.free = default_free;
@@ -82,10 +84,10 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
         def.allocator.alloc = default_alloc;
         def.allocator.free = default_free;
     }
-    if (!sinew__finite2(def.gravity) || !sinew__finite(def.damping)) {
+    if (!sinew__finite2(def.gravity) || !sinew__finite(def.damping) || def.contact_speed != def.contact_speed) {
         return SINEW_ERR_NOT_FINITE;
     }
-    if (def.damping < 0.0f || def.particle_capacity < 0 || def.constraint_capacity < 0 || def.max_particles < 0 ||
+    if (!(def.contact_speed > 0.0f) || def.damping < 0.0f || def.particle_capacity < 0 || def.constraint_capacity < 0 || def.max_particles < 0 ||
         def.max_constraints < 0 || def.workers < 1 || def.workers > SINEW_MAX_WORKERS) {
         return SINEW_ERR_OUT_OF_RANGE;
     }
@@ -104,6 +106,7 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     w->user_data = def.user_data;
     w->gravity = def.gravity;
     w->damping = def.damping;
+    w->contact_speed = def.contact_speed;
     w->solver = def.solver;
     w->max_particles = def.max_particles;
     w->max_constraints = def.max_constraints;
@@ -226,6 +229,23 @@ sinew_status sinew_world_set_damping(sinew_world *world, float damping)
     world->damping = damping;
     return SINEW_OK;
 }
+
+sinew_status sinew_world_set_contact_speed(sinew_world *world, float speed)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    if (speed != speed) {
+        return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_world_set_contact_speed: speed is NaN");
+    }
+    if (!(speed > 0.0f)) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_set_contact_speed: speed must be > 0 (INFINITY: unbounded)");
+    }
+    world->contact_speed = speed;
+    return SINEW_OK;
+}
+
+float sinew_world_get_contact_speed(const sinew_world *world) { return world != NULL ? world->contact_speed : 0.0f; }
 
 size_t sinew_world_byte_count(const sinew_world *world) { return world != NULL ? world->byte_count : 0u; }
 

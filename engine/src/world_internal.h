@@ -17,6 +17,7 @@ struct sinew_world {
 
     sinew_vec2 gravity;
     float damping;
+    float contact_speed;    // m/s (+inf: unbounded); see overlap.c
     sinew_solver_def solver;
     int max_particles, max_constraints;
 

@@ -1722,7 +1722,12 @@ static void run_op(state *s, reader *r, int op)
         CALL(s, sinew_world_set_gravity(w, v2(r)));
         break;
     }
-    case 39: CALL(s, sinew_world_set_damping(w, fl(r))); break;
+    case 39: { // the same value as a damping and a contact speed (no byte of its own: the corpus decodes as before)
+        const float f = fl(r);
+        CALL(s, sinew_world_set_damping(w, f));
+        CALL(s, sinew_world_set_contact_speed(w, f));
+        break;
+    }
     case 40: op_iteration_errors(s, r); break;
     case 41: case 42: case 43: op_query(s, r, op - 41); break;
     case 44: op_inspect(s, r); break;

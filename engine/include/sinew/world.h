@@ -89,6 +89,11 @@ typedef void sinew_finish_task_fn(void *user_task, void *user_context);
 typedef struct sinew_world_def {
     sinew_vec2 gravity;       ///< m/s^2; default (0, -10)
     float damping;            ///< linear velocity damping in 1/s (v *= exp(-damping h)); default 0
+    /// m/s: particles pushed out of deep overlap (deeper than contact_speed * h at a sub-step's
+    /// start) leave no faster than this, or than they were moving; default INFINITY (no bound);
+    /// 3 keeps a compressed pile from launching when the solver is stiffened (docs/collisions.md,
+    /// "Contact speed")
+    float contact_speed;
     sinew_solver_def solver;  ///< see sinew_solver_def
     sinew_allocator allocator;///< default: malloc/free from the C library
     int particle_capacity;    ///< initial capacity hint; default 64
@@ -114,8 +119,8 @@ SINEW_API sinew_solver_def sinew_default_solver_def(void);
 
 /// Creates a world. `def` may be NULL for defaults. On success writes the new world to `*out`.
 /// Errors: NULL_ARGUMENT (out, or only one of allocator.alloc / allocator.free set), NOT_FINITE
-/// (gravity, damping, jacobi_omega), OUT_OF_RANGE (damping < 0, bad solver settings, negative
-/// capacities), OUT_OF_MEMORY. On error *out is untouched.
+/// (gravity, damping, jacobi_omega, a NaN contact_speed), OUT_OF_RANGE (damping < 0, contact_speed
+/// not > 0, bad solver settings, negative capacities), OUT_OF_MEMORY. On error *out is untouched.
 SINEW_API sinew_status sinew_world_create(const sinew_world_def *def, sinew_world **out);
 
 /// Destroys a world and everything in it; all its ids become invalid. NULL is ignored.
@@ -154,6 +159,13 @@ SINEW_API sinew_vec2 sinew_world_get_gravity(const sinew_world *world);
 
 /// Linear damping in 1/s. Errors: NULL_ARGUMENT, NOT_FINITE, OUT_OF_RANGE (negative).
 SINEW_API sinew_status sinew_world_set_damping(sinew_world *world, float damping);
+
+/// The contact speed in m/s (see sinew_world_def.contact_speed); applies from the next step.
+/// Errors: NULL_ARGUMENT, NOT_FINITE (NaN), OUT_OF_RANGE (not > 0; INFINITY is accepted).
+SINEW_API sinew_status sinew_world_set_contact_speed(sinew_world *world, float speed);
+
+/// The contact speed in m/s. 0 for NULL.
+SINEW_API float sinew_world_get_contact_speed(const sinew_world *world);
 
 /// A colour, 8 bits per channel, alpha 255 = opaque.
 typedef struct sinew_color {
