@@ -374,6 +374,7 @@ static float fastest_after_stiffening(float contact_speed, sinew_solver_mode sof
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
     }
     *soft_overlap = sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].max_error;
+    assert_true(w->deep_watch == isfinite(contact_speed)); // the soft pile is compressed enough to watch
     s.mode = stiff_mode;
     s.substeps = stiff_substeps;
     s.iterations = stiff_iterations;
@@ -428,12 +429,74 @@ static void stiffening_a_compressed_pile_does_not_launch_it(void **state)
     }
 }
 
+// A pile that settles well (8 x 4) never has a quarter of its contacts deep: the bound never acts,
+// and the world steps to the same bits as one without it.
+static void a_pile_without_deep_overlap_is_unchanged(void **state)
+{
+    (void)state;
+    uint64_t hashes[2];
+    for (int k = 0; k < 2; ++k) {
+        sinew_world_def wd = sinew_default_world_def();
+        wd.contact_speed = k == 0 ? 3.0f : INFINITY;
+        wd.solver.substeps = 8;
+        wd.solver.iterations = 4;
+        sinew_world *w = NULL;
+        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+        sinew_pile_def pd = sinew_default_pile_def();
+        pd.count = 1000;
+        assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+        for (int s = 0; s < 300; ++s) {
+            assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+            assert_false(w->deep_watch);
+        }
+        hashes[k] = hash_positions(w);
+        sinew_world_destroy(w);
+    }
+    assert_true(hashes[0] == hashes[1]);
+}
+
+// A world that watches (a Jacobi pile at 1 x 3 is compressed deep) saves that it does: the loaded
+// copy steps on to the same bits.
+static void the_watch_is_saved(void **state)
+{
+    (void)state;
+    sinew_world_def wd = sinew_default_world_def();
+    wd.solver.mode = SINEW_SOLVER_JACOBI;
+    wd.solver.substeps = 1;
+    wd.solver.iterations = 3;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 400;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    int s = 0;
+    for (; s < 2000 && !w->deep_watch; ++s) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+    }
+    assert_true(w->deep_watch);
+    const size_t size = sinew_world_save_size(w);
+    void *buffer = malloc(size);
+    size_t written = 0;
+    assert_int_equal(sinew_world_save(w, buffer, size, &written), SINEW_OK);
+    sinew_world *copy = NULL;
+    assert_int_equal(sinew_world_load(buffer, written, NULL, &copy), SINEW_OK);
+    free(buffer);
+    assert_true(copy->deep_watch);
+    for (int k = 0; k < 30; ++k) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        assert_int_equal(sinew_world_step(copy, dt), SINEW_OK);
+    }
+    assert_true(hash_positions(w) == hash_positions(copy));
+    sinew_world_destroy(copy);
+    sinew_world_destroy(w);
+}
+
 // The contact speed setting: refused values change nothing; it is saved in snapshots.
 static void contact_speed_setting(void **state)
 {
     (void)state;
     sinew_world_def wd = sinew_default_world_def();
-    assert_true(isinf(wd.contact_speed) && wd.contact_speed > 0.0f);
+    assert_true(wd.contact_speed == 3.0f);
     sinew_world *w = NULL;
     wd.contact_speed = 0.0f;
     assert_int_equal(sinew_world_create(&wd, &w), SINEW_ERR_OUT_OF_RANGE);
@@ -478,6 +541,8 @@ int main(void)
         cmocka_unit_test(particle_at_a_circle_centre_leaves_it),
         cmocka_unit_test(stiffening_a_compressed_pile_does_not_launch_it),
         cmocka_unit_test(contact_speed_setting),
+        cmocka_unit_test(a_pile_without_deep_overlap_is_unchanged),
+        cmocka_unit_test(the_watch_is_saved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -302,20 +302,23 @@ static void angles_count_active(sinew_world *world, float inv_h2)
     }
 }
 
-static void angles_error(const sinew_world *world, float *max_error, double *sum_sq)
+static int angles_error(const sinew_world *world, float beyond, float *max_error, double *sum_sq)
 {
     const sinew__angles *a = &world->angles;
     float mx = 0.0f;
     double sq = 0.0;
+    int above = 0;
     for (int k = 0; k < a->count; ++k) {
         const sinew__angle *c = &a->c[k];
         float ux, uy, vx, vy;
         const float e = fabsf(outside(joint_angle(world, c, &ux, &uy, &vx, &vy), c->min, c->max));
         mx = !(e <= mx) ? e : mx;
+        above += e > beyond;
         sq += (double)e * e;
     }
     *max_error = mx;
     *sum_sq = sq;
+    return above;
 }
 
 int sinew_world_angle_count(const sinew_world *world) { return world != NULL ? world->angles.count : 0; }

@@ -442,19 +442,22 @@ static void areas_count_active(sinew_world *world, float inv_h2)
     }
 }
 
-static void areas_error(const sinew_world *world, float *max_error, double *sum_sq)
+static int areas_error(const sinew_world *world, float beyond, float *max_error, double *sum_sq)
 {
     const sinew__areas *a = &world->areas;
     float mx = 0.0f;
     double sq = 0.0;
+    int above = 0;
     for (int k = 0; k < a->count; ++k) {
         const sinew__area *c = &a->c[k];
         const float e = (float)fabs(c->sign * ring_area(world, a->idx + c->first, c->count) - c->pressure * c->rest);
         mx = !(e <= mx) ? e : mx;
+        above += e > beyond;
         sq += (double)e * e;
     }
     *max_error = mx;
     *sum_sq = sq;
+    return above;
 }
 
 int sinew_world_area_count(const sinew_world *world) { return world != NULL ? world->areas.count : 0; }

@@ -205,21 +205,24 @@ static bool collider_contacts_accumulate(sinew_world *world, float inv_h2, float
     return world->collider_contacts.count > 0;
 }
 
-static void collider_contacts_error(const sinew_world *world, float *max_error, double *sum_sq)
+static int collider_contacts_error(const sinew_world *world, float beyond, float *max_error, double *sum_sq)
 {
     const sinew__collider_contacts *q = &world->collider_contacts;
     const float *x = world->particles.x, *y = world->particles.y;
     float mx = 0.0f;
     double sq = 0.0;
+    int above = 0;
     for (int m = 0; m < q->count; ++m) {
         const sinew__collider_contact *c = &q->c[m];
         float e = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
         e = e > 0.0f ? e : (e <= 0.0f ? 0.0f : e); // keeps NaN
         mx = !(e <= mx) ? e : mx;
+        above += e > beyond;
         sq += (double)e * e;
     }
     *max_error = mx;
     *sum_sq = sq;
+    return above;
 }
 
 // 1 when contact m was within the contact reach before the solve of the sub-step (at px + dx0 of

@@ -884,9 +884,9 @@ static bool contacts_accumulate(sinew_world *world, float inv_h2, float omega)
     return world->contacts.l.count > 0;
 }
 
-static void contacts_error(const sinew_world *world, float *max_error, double *sum_sq)
+static int contacts_error(const sinew_world *world, float beyond, float *max_error, double *sum_sq)
 {
-    sinew__links_error(world, &world->contacts.l, max_error, sum_sq);
+    return sinew__links_error(world, &world->contacts.l, beyond, max_error, sum_sq);
 }
 
 // Contacts are found again at every step's first sub-step: a destroyed particle's contacts go with

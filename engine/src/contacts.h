@@ -182,14 +182,15 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi);
 // Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
 void sinew__contacts_count(sinew_world *world);
 
-// overlap.c: the contact speed. Whether the last step's overlap (its statistics) was deep enough,
-// against contact_speed * h, that this step's sub-steps must look for deep contacts; only then
-// does sinew_world_step call sinew__overlap_bound (the step of a world without deep overlap is
-// unchanged, to the bit).
-#define SINEW__DEEP_WATCH 0.5f
-bool sinew__overlap_possible(const sinew_world *world, float h);
-// After the contact response (particles.motion packed and unpacked): bounds the velocity of
-// every particle in an island with a deep contact (see overlap.c). Serial; allocates nothing.
+// overlap.c: the contact speed. At the end of a step, from how many of its `contacts` (particle
+// and collider contacts) are `deep` (overlapping by more than contact_speed * h): whether the next
+// step bounds velocities (world->deep_watch). A world that never watches steps exactly as one
+// without the bound, to the bit.
+#define SINEW__DEEP_SHARE 0.25f
+void sinew__overlap_watch(sinew_world *world, int deep, int contacts);
+// While the world watches, after the contact response of each sub-step (particles.motion packed
+// and unpacked): every movable colliding particle leaves no faster than predicted, or than the
+// contact speed. Per particle, over the workers; allocates nothing.
 void sinew__overlap_bound(sinew_world *world, float h);
 
 // collider.c: static colliders and particle-collider contacts.

@@ -667,9 +667,9 @@ static bool distances_accumulate(sinew_world *world, float inv_h2, float omega)
     return false;
 }
 
-static void distances_error(const sinew_world *world, float *max_error, double *sum_sq)
+static int distances_error(const sinew_world *world, float beyond, float *max_error, double *sum_sq)
 {
-    sinew__links_error(world, &world->distances.l, max_error, sum_sq);
+    return sinew__links_error(world, &world->distances.l, beyond, max_error, sum_sq);
 }
 
 const sinew__kind_ops sinew__distance_kind = {

@@ -103,8 +103,9 @@ typedef struct sinew__kind_ops {
     // Jacobi: adds each constraint's correction, times omega / n, to particles.acc. Returns
     // whether it may have written there (the distance gather then reads and clears acc).
     bool (*accumulate)(sinew_world *world, float inv_h2, float omega);
-    // Largest error and sum of squared errors (the units of sinew_kind_stats).
-    void (*error)(const sinew_world *world, float *max_error, double *sum_sq);
+    // Largest error and sum of squared errors (the units of sinew_kind_stats); returns how many
+    // errors are above `beyond` (INFINITY: none).
+    int (*error)(const sinew_world *world, float beyond, float *max_error, double *sum_sq);
     // Particle `index` is destroyed and particle `moved_from` (the last) moves into its place;
     // NULL for kinds rebuilt every step.
     void (*remove_particle)(sinew_world *world, int index, int moved_from);

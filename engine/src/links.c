@@ -485,9 +485,11 @@ void sinew__links_count_active(sinew_world *world, const sinew__links *d)
 // The error statistics keep SINEW__LANES partial results, link k in lane k % SINEW__LANES, and
 // combine them in lane order: the same numbers on both paths, and no chain of double additions.
 #if SINEW__X86
-SINEW__AVX2 static void links_error_avx2(const sinew__distance *c, int blocks, const float *x, const float *y,
-                                         float mx[SINEW__LANES], double sq[SINEW__LANES])
+SINEW__AVX2 static int links_error_avx2(const sinew__distance *c, int blocks, const float *x, const float *y, float beyond,
+                                        float mx[SINEW__LANES], double sq[SINEW__LANES])
 {
+    int above = 0;
+    const __m256 limit = _mm256_set1_ps(beyond);
     __m256 most = _mm256_loadu_ps(mx);
     __m256d sq_lo = _mm256_loadu_pd(sq), sq_hi = _mm256_loadu_pd(sq + 4);
     const __m256 sign = _mm256_set1_ps(-0.0f);
@@ -500,6 +502,7 @@ SINEW__AVX2 static void links_error_avx2(const sinew__distance *c, int blocks, c
         const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)));
         const __m256 e = _mm256_andnot_ps(sign, _mm256_sub_ps(d, sinew__clamp8(d, lo, hi)));
         most = _mm256_blendv_ps(most, e, _mm256_cmp_ps(e, most, _CMP_NLE_UQ)); // !(e <= most): NaN wins
+        above += __builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(e, limit, _CMP_GT_OQ)));
         const __m256d e_lo = _mm256_cvtps_pd(_mm256_castps256_ps128(e)), e_hi = _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1));
         sq_lo = _mm256_add_pd(sq_lo, _mm256_mul_pd(e_lo, e_lo));
         sq_hi = _mm256_add_pd(sq_hi, _mm256_mul_pd(e_hi, e_hi));
@@ -507,18 +510,19 @@ SINEW__AVX2 static void links_error_avx2(const sinew__distance *c, int blocks, c
     _mm256_storeu_ps(mx, most);
     _mm256_storeu_pd(sq, sq_lo);
     _mm256_storeu_pd(sq + 4, sq_hi);
+    return above;
 }
 #endif
 
-void sinew__links_error(const sinew_world *world, const sinew__links *d, float *max_error, double *sum_sq)
+int sinew__links_error(const sinew_world *world, const sinew__links *d, float beyond, float *max_error, double *sum_sq)
 {
     const float *x = world->particles.x, *y = world->particles.y;
     float mx[SINEW__LANES] = {0};
     double sq[SINEW__LANES] = {0};
-    int k = 0;
+    int k = 0, above = 0;
 #if SINEW__X86
     if (world->avx2) {
-        links_error_avx2(d->c, d->count / SINEW__LANES, x, y, mx, sq);
+        above = links_error_avx2(d->c, d->count / SINEW__LANES, x, y, beyond, mx, sq);
         k = d->count / SINEW__LANES * SINEW__LANES;
     }
 #endif
@@ -527,6 +531,7 @@ void sinew__links_error(const sinew_world *world, const sinew__links *d, float *
         const float e = fabsf(sinew__link_error(&d->c[k], x, y));
         mx[l] = !(e <= mx[l]) ? e : mx[l]; // NaN wins: stats never hide one
         sq[l] += (double)e * e;
+        above += e > beyond;
     }
     float most = 0.0f;
     double sum = 0.0;
@@ -536,4 +541,5 @@ void sinew__links_error(const sinew_world *world, const sinew__links *d, float *
     }
     *max_error = most;
     *sum_sq = sum;
+    return above;
 }

@@ -54,7 +54,8 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 // Counts, into particles.inv_n (not yet inverted), the links that will correct each particle
 // this iteration: those outside their allowed range.
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
-void sinew__links_error(const sinew_world *world, const sinew__links *l, float *max_error, double *sum_sq);
+// Largest error and sum of squared errors of l; returns how many errors are above `beyond`.
+int sinew__links_error(const sinew_world *world, const sinew__links *l, float beyond, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);
 // Whether Gauss-Seidel's sweeps of l are spread over the workers (more than one, and enough blocks
 // for two tasks): only then are its spans found and used.

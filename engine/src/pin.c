@@ -348,22 +348,25 @@ static void pins_count_active(sinew_world *world, float inv_h2)
     }
 }
 
-static void pins_error(const sinew_world *world, float *max_error, double *sum_sq)
+static int pins_error(const sinew_world *world, float beyond, float *max_error, double *sum_sq)
 {
     const sinew__pins *p = &world->pins;
     const float *x = world->particles.x, *y = world->particles.y;
     float mx = 0.0f;
     double sq = 0.0;
+    int above = 0;
     for (int k = 0; k < p->count; ++k) {
         const sinew__pin *c = &p->c[k];
         float dx = x[c->i] - c->tx, dy = y[c->i] - c->ty;
         float e2 = dx * dx + dy * dy;
         float e = sqrtf(e2);
-        mx = !(e <= mx) ? e : mx; // NaN wins: stats never hide one
+        mx = !(e <= mx) ? e : mx;
+        above += e > beyond; // NaN wins: stats never hide one
         sq += (double)e2;
     }
     *max_error = mx;
     *sum_sq = sq;
+    return above;
 }
 
 int sinew_world_pin_count(const sinew_world *world) { return world != NULL ? world->pins.count : 0; }

@@ -313,7 +313,7 @@ static void save_world(const sinew_world *world, sinew__writer *w)
     sinew__put_u32(w, (uint32_t)world->max_constraints);
     sinew__put_f32(w, world->h_prev);
     sinew__put_u64(w, world->step_count);
-    sinew__put_u32(w, (uint32_t)world->skip_linked_pairs | (uint32_t)world->record << 1);
+    sinew__put_u32(w, (uint32_t)world->skip_linked_pairs | (uint32_t)world->record << 1 | (uint32_t)world->deep_watch << 2);
     sinew__put_f32(w, world->contact_speed);
 }
 
@@ -354,7 +354,7 @@ static sinew_world *load_world(sinew__reader *r, const sinew_world_def *def_in)
     if (r->status != SINEW_OK) {
         return NULL;
     }
-    if (!sinew__expect(r, flags <= 3u && sinew__finite(h_prev) && h_prev > 0.0f && h_prev <= SINEW_MAX_DT,
+    if (!sinew__expect(r, flags <= 7u && sinew__finite(h_prev) && h_prev > 0.0f && h_prev <= SINEW_MAX_DT,
                        "snapshot: the world's settings are out of range")) {
         return NULL;
     }
@@ -367,6 +367,7 @@ static sinew_world *load_world(sinew__reader *r, const sinew_world_def *def_in)
     }
     world->h_prev = h_prev;
     world->step_count = steps;
+    world->deep_watch = (flags & 4u) != 0u;
     world->record = (flags & 2u) != 0u;
     return world;
 }

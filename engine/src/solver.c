@@ -1,6 +1,7 @@
 // One step of the world, as named stages:
 //   begin step -> per sub-step: integrate, kinematic pins, iterations (Gauss-Seidel or Jacobi),
 //   optional error recording -> stats.
+#include <math.h>
 #include <string.h>
 
 #include "world_internal.h"
@@ -66,14 +67,19 @@ void sinew__history_free(sinew_world *world)
     world->history_valid = false;
 }
 
-// Error of every kind now; fills per-kind samples and the combined one.
-static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_COUNT + 1], int counts[SINEW_KIND_COUNT])
+// Error of every kind now; fills per-kind samples and the combined one, and (above not NULL)
+// how many errors of each kind are above `beyond`.
+static void measure(const sinew_world *world, sinew_error_sample out[SINEW_KIND_COUNT + 1], int counts[SINEW_KIND_COUNT],
+                    float beyond, int *above)
 {
     float mx[SINEW_KIND_COUNT];
     double sq[SINEW_KIND_COUNT];
     for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
         const sinew__kind_ops *kind = sinew__kinds[t];
-        kind->error(world, &mx[kind->kind], &sq[kind->kind]);
+        const int n = kind->error(world, beyond, &mx[kind->kind], &sq[kind->kind]);
+        if (above != NULL) {
+            above[kind->kind] = n;
+        }
         counts[kind->kind] = kind->count(world);
     }
     float all_max = 0.0f;
@@ -94,7 +100,7 @@ static void record(sinew_world *world, int substep, int iteration)
 {
     sinew_error_sample s[SINEW_KIND_COUNT + 1];
     int counts[SINEW_KIND_COUNT];
-    measure(world, s, counts);
+    measure(world, s, counts, INFINITY, NULL);
     const int per_kind = world->solver.substeps * (world->solver.iterations + 1);
     const int at = substep * (world->solver.iterations + 1) + iteration;
     for (int k = 0; k <= SINEW_KIND_COUNT; ++k) {
@@ -268,8 +274,8 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                                                   ahead_t * ahead_t
                                             : 0.0f;
 
-    // Deep overlap is looked for only when the last step ended with some (see overlap.c).
-    const bool watch_overlap = sinew__overlap_possible(world, h);
+    // Whether the last step ended with widespread deep overlap (see overlap.c).
+    const bool watch_overlap = world->deep_watch;
     int covered = -1; // the last sub-step the contacts found cover
     for (int s = 0; s < solver.substeps; ++s) {
         reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
@@ -332,8 +338,10 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
 
     sinew_step_stats *st = &world->stats;
     sinew_error_sample samples[SINEW_KIND_COUNT + 1];
-    int counts[SINEW_KIND_COUNT];
-    measure(world, samples, counts);
+    int counts[SINEW_KIND_COUNT], deep[SINEW_KIND_COUNT];
+    measure(world, samples, counts, world->contact_speed * h, deep);
+    sinew__overlap_watch(world, deep[SINEW_KIND_CONTACT] + deep[SINEW_KIND_COLLIDER],
+                         counts[SINEW_KIND_CONTACT] + counts[SINEW_KIND_COLLIDER]);
     st->step_count = world->step_count;
     st->reset_particles = reset;
     st->dropped_contacts = world->dropped_contacts;

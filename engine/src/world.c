@@ -35,7 +35,7 @@ sinew_world_def sinew_default_world_def(void)
     sinew_world_def def = {0};
     def.gravity = sinew_vec2_make(0.0f, -10.0f);
     def.damping = 0.0f;
-    def.contact_speed = INFINITY;
+    def.contact_speed = 3.0f;
     def.solver = sinew_default_solver_def();
     def.allocator.alloc = default_alloc;
     def.allocator.free = default_free;

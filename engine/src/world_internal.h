@@ -18,6 +18,7 @@ struct sinew_world {
     sinew_vec2 gravity;
     float damping;
     float contact_speed;    // m/s (+inf: unbounded); see overlap.c
+    bool deep_watch;        // the next step bounds velocities (overlap.c); saved in snapshots
     sinew_solver_def solver;
     int max_particles, max_constraints;
 

@@ -89,10 +89,10 @@ typedef void sinew_finish_task_fn(void *user_task, void *user_context);
 typedef struct sinew_world_def {
     sinew_vec2 gravity;       ///< m/s^2; default (0, -10)
     float damping;            ///< linear velocity damping in 1/s (v *= exp(-damping h)); default 0
-    /// m/s: particles pushed out of deep overlap (deeper than contact_speed * h at a sub-step's
-    /// start) leave no faster than this, or than they were moving; default INFINITY (no bound);
-    /// 3 keeps a compressed pile from launching when the solver is stiffened (docs/collisions.md,
-    /// "Contact speed")
+    /// m/s; default 3, INFINITY: no bound. After a step that ends with more than a quarter of its
+    /// contacts overlapping by more than contact_speed * h (a pile compressed deep, which a stiffer
+    /// solve would launch), touching particles leave each sub-step no faster than predicted, or
+    /// than this, until no contact is that deep (docs/collisions.md, "Contact speed")
     float contact_speed;
     sinew_solver_def solver;  ///< see sinew_solver_def
     sinew_allocator allocator;///< default: malloc/free from the C library
