@@ -491,6 +491,42 @@ static void the_watch_is_saved(void **state)
     sinew_world_destroy(w);
 }
 
+// While a world watches, its bound gives the same bits on both kernel paths and at any worker count
+// (a GS pile at 1 x 1 and a Jacobi one at 1 x 3, both compressed deep).
+static void the_bound_is_the_same_on_every_path(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        uint64_t first = 0;
+        for (int run = 0; run < 3; ++run) {
+            sinew_world_def wd = sinew_default_world_def();
+            wd.solver.mode = (sinew_solver_mode)mode;
+            wd.solver.substeps = 1;
+            wd.solver.iterations = mode == 0 ? 1 : 3;
+            wd.workers = run == 2 ? 2 : 1;
+            sinew_world *w = NULL;
+            assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+            w->avx2 = w->avx2 && run != 1;
+            sinew_pile_def pd = sinew_default_pile_def();
+            pd.count = 3000;
+            assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+            bool watched = false;
+            for (int s = 0; s < 400; ++s) {
+                assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+                watched |= w->deep_watch;
+            }
+            assert_true(watched);
+            const uint64_t hash = hash_positions(w);
+            if (run == 0) {
+                first = hash;
+            } else if (hash != first) {
+                fail_msg("mode %d run %d: the end state differs from the first run's", mode, run);
+            }
+            sinew_world_destroy(w);
+        }
+    }
+}
+
 // The contact speed setting: refused values change nothing; it is saved in snapshots.
 static void contact_speed_setting(void **state)
 {
@@ -543,6 +579,7 @@ int main(void)
         cmocka_unit_test(contact_speed_setting),
         cmocka_unit_test(a_pile_without_deep_overlap_is_unchanged),
         cmocka_unit_test(the_watch_is_saved),
+        cmocka_unit_test(the_bound_is_the_same_on_every_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -188,10 +188,6 @@ void sinew__contacts_count(sinew_world *world);
 // without the bound, to the bit.
 #define SINEW__DEEP_SHARE 0.25f
 void sinew__overlap_watch(sinew_world *world, int deep, int contacts);
-// While the world watches, after the contact response of each sub-step (particles.motion packed
-// and unpacked): every movable colliding particle leaves no faster than predicted, or than the
-// contact speed. Per particle, over the workers; allocates nothing.
-void sinew__overlap_bound(sinew_world *world, float h);
 
 // collider.c: static colliders and particle-collider contacts.
 // Finds the contacts of every particle within `margin` (m) beyond the contact reach of a collider.

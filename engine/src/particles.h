@@ -121,7 +121,29 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack);
 // Copies the position and displacement of particles.motion back to the arrays (after a Gauss-Seidel
 // contact response, which writes the records). A particle the response carried out of range is put
 // back where the sub-step began, at rest; returns how many were.
-int sinew__particles_unpack_motion(sinew_world *world);
+// `most`: while the world watches deep overlap (overlap.c), the speed bound in metres per sub-step
+// (INFINITY otherwise): see sinew__speed_bound.
+int sinew__particles_unpack_motion(sinew_world *world, float most);
+
+// The contact speed's bound (overlap.c): a movable colliding particle leaves the sub-step with a
+// displacement (dx, dy) no longer than its predicted one (pdx, pdy), or `most` if that is more.
+SINEW_FORCE_INLINE void sinew__speed_bound(float *dx, float *dy, float pdx, float pdy, float most, uint32_t flags, float w)
+{
+    // Most particles move far less than the bound (2 max(|dx|, |dy|) <= most, so |d| <= most): they
+    // are left as they are, without the roots and the division.
+    const float ax = fabsf(*dx), ay = fabsf(*dy);
+    if (!(2.0f * (ax > ay ? ax : ay) > most)) {
+        return;
+    }
+    const float predicted = sqrtf(pdx * pdx + pdy * pdy);
+    const float limit = predicted > most ? predicted : most;
+    const float d = sqrtf(*dx * *dx + *dy * *dy);
+    if ((flags & SINEW_PARTICLE_COLLIDES) != 0u && w > 0.0f && d > limit) {
+        const float s = limit / d;
+        *dx *= s;
+        *dy *= s;
+    }
+}
 // Puts every particle out of range back where the sub-step began, at rest; returns how many.
 int sinew__particles_reset_escaped(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);

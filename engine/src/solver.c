@@ -175,14 +175,16 @@ static void find_contacts(sinew_world *world, bool color, int ahead, float extra
 // when there are contacts.
 // The contact response, the last move of a sub-step: a particle it carries out of range goes back
 // where the sub-step began (as one the solve carried out does). Returns how many did.
-static int respond_to_contacts(sinew_world *world, bool jacobi)
+// `most`: the contact speed's bound in metres per sub-step while the world watches deep overlap
+// (overlap.c), INFINITY otherwise; it applies with the particle contacts' response.
+static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
 {
     sinew__particles *p = &world->particles;
     if (!jacobi) {
         int reset = 0;
         if (world->contacts.l.count > 0) {
             sinew__contacts_respond(world, false);
-            reset += sinew__particles_unpack_motion(world);
+            reset += sinew__particles_unpack_motion(world, most);
         }
         if (sinew__collider_contacts_respond(world, false)) {
             reset += sinew__particles_reset_escaped(world);
@@ -203,6 +205,11 @@ static int respond_to_contacts(sinew_world *world, bool jacobi)
         p->y[i] += (float)p->acc2[i].dy;
         p->acc[i].dx = p->acc[i].dy = p->acc2[i].dx = p->acc2[i].dy = 0.0;
         out |= (unsigned)!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]));
+    }
+    if (most < INFINITY) {
+        for (int i = 0; i < p->count; ++i) {
+            sinew__speed_bound(&p->dx[i], &p->dy[i], p->motion[i].dx0, p->motion[i].dy0, most, p->flags[i], p->w[i]);
+        }
     }
     return out != 0u ? sinew__particles_reset_escaped(world) : 0;
 }
@@ -274,8 +281,9 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                                                   ahead_t * ahead_t
                                             : 0.0f;
 
-    // Whether the last step ended with widespread deep overlap (see overlap.c).
-    const bool watch_overlap = world->deep_watch;
+    // The contact speed's bound per sub-step, when the last step ended with widespread deep
+    // overlap (see overlap.c).
+    const float bound = world->deep_watch ? world->contact_speed * h : INFINITY;
     int covered = -1; // the last sub-step the contacts found cover
     for (int s = 0; s < solver.substeps; ++s) {
         reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
@@ -315,10 +323,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
         reset += sinew__particles_finish_substep(world, contacts);
         if (contacts) {
-            reset += respond_to_contacts(world, jacobi);
-            if (watch_overlap) {
-                sinew__overlap_bound(world, h);
-            }
+            reset += respond_to_contacts(world, jacobi, bound);
         }
     }
 
