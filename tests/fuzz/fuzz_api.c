@@ -1491,6 +1491,28 @@ static void draw_point(sinew_vec2 p, sinew_color col, void *ctx)
     *(int *)ctx += 1;
 }
 
+// cast_ray_all's callback: checks each hit as cast_ray's is checked, keeps the closest fraction.
+typedef struct ray_hits {
+    state *s;
+    int count;
+    float closest;
+} ray_hits;
+
+static float count_hit(const sinew_ray_hit *hit, void *context)
+{
+    ray_hits *h = context;
+    const sinew_world *w = h->s->world;
+    const bool named = sinew_particle_is_valid(w, hit->particle) != sinew_collider_is_valid(w, hit->collider);
+    const float n2 = hit->normal.x * hit->normal.x + hit->normal.y * hit->normal.y;
+    if (!hit->hit || !named || !(hit->fraction >= 0.0f && hit->fraction <= 1.0f) || !isfinite(hit->point.x) ||
+        !isfinite(hit->point.y) || !(fabsf(n2 - 1.0f) < 1e-3f)) {
+        fuzz_fail("cast_ray_all: hit %d at %g with normal length^2 %g", h->count, (double)hit->fraction, (double)n2);
+    }
+    h->count += 1;
+    h->closest = hit->fraction < h->closest ? hit->fraction : h->closest;
+    return 1.0f;
+}
+
 static void op_inspect(state *s, reader *r)
 {
     sinew_world *w = s->world;
@@ -1530,6 +1552,36 @@ static void op_inspect(state *s, reader *r)
         if (!named || !(hit.fraction >= 0.0f && hit.fraction <= 1.0f) || !isfinite(hit.point.x) ||
             !isfinite(hit.point.y) || !(fabsf(n2 - 1.0f) < 1e-3f)) {
             fuzz_fail("cast_ray: a hit at %g with normal length^2 %g", (double)hit.fraction, (double)n2);
+        }
+    }
+    // Every hit along the same ray, from no byte of its own: each as sound as the closest one, and
+    // the closest of them at the fraction cast_ray found.
+    ray_hits all = {s, 0, 2.0f};
+    if (CALL(s, sinew_world_cast_ray_all(w, origin, translation, &f, count_hit, &all)) == SINEW_OK && hit.hit &&
+        all.closest != hit.fraction) {
+        fuzz_fail("cast_ray_all: closest hit at %g, cast_ray at %g", (double)all.closest, (double)hit.fraction);
+    }
+    // The last step's contact events (particles made with SINEW_PARTICLE_EVENTS): a particle and
+    // exactly one other (a particle or a collider), a unit normal, a finite point, a speed >= 0,
+    // each list sorted.
+    const sinew_contact_events events = sinew_world_contact_events(w);
+    if (events.begin_count < 0 || events.end_count < 0 || (events.begin_count > 0 && events.begin == NULL) ||
+        (events.end_count > 0 && events.end == NULL)) {
+        fuzz_fail("contact_events: %d begin, %d end", events.begin_count, events.end_count);
+    }
+    for (int k = 0; k < events.begin_count; ++k) {
+        const sinew_contact_begin_event *e = &events.begin[k];
+        const float n2 = e->normal.x * e->normal.x + e->normal.y * e->normal.y;
+        if (SINEW_ID_IS_NULL(e->a) || SINEW_ID_IS_NULL(e->b) == SINEW_ID_IS_NULL(e->collider) ||
+            !(fabsf(n2 - 1.0f) < 1e-3f) || !isfinite(e->point.x) || !isfinite(e->point.y) ||
+            !(e->approach_speed >= 0.0f) || !isfinite(e->approach_speed)) {
+            fuzz_fail("contact_events: begin event %d malformed", k);
+        }
+    }
+    for (int k = 0; k < events.end_count; ++k) {
+        const sinew_contact_end_event *e = &events.end[k];
+        if (SINEW_ID_IS_NULL(e->a) || SINEW_ID_IS_NULL(e->b) == SINEW_ID_IS_NULL(e->collider)) {
+            fuzz_fail("contact_events: end event %d malformed", k);
         }
     }
     // Readings and the debug draw, from no byte of their own: forces finite (or not measured),
