@@ -57,8 +57,9 @@ void sinew__links_count_active(sinew_world *world, const sinew__links *l);
 // Largest error and sum of squared errors of l; returns how many errors are above `beyond`.
 int sinew__links_error(const sinew_world *world, const sinew__links *l, float beyond, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);
-// Whether Gauss-Seidel's sweeps of l are spread over the workers (more than one, and enough blocks
-// for two tasks): only then are its spans found and used.
+// Whether Gauss-Seidel's sweeps of l are spread over the workers (more than one, enough blocks for
+// two tasks, and for the contacts enough work per search: see links.c): only then are its spans
+// found and used.
 bool sinew__links_spread(const sinew_world *world, const sinew__links *l);
 // Finds the spans of l (mark: a per-particle scratch array, left dirty).
 void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark);
