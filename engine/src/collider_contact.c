@@ -69,6 +69,42 @@ static bool find_plane(const sinew__particles *p, int i, float moved, const sine
 // radius or more (swept), and those near a plane they collide with. Both tests are looser than
 // the exact ones of sinew__collider_contacts_find, which then runs on the marked particles only. False when
 // some collider is not a half-plane (nothing is marked).
+// Particles per item of the marking pass over the workers, and the fewest items a task takes.
+#define MARK_ITEM 1024
+#define MARK_MIN_ITEMS 16
+
+typedef struct mark_task {
+    sinew_world *world;
+    float margin;
+} mark_task;
+
+static void mark_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const mark_task *t = context;
+    const sinew__colliders *cs = &t->world->colliders;
+    sinew__particles *p = &t->world->particles;
+    const int first = start * MARK_ITEM, last = end * MARK_ITEM < p->count ? end * MARK_ITEM : p->count;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
+    const float *restrict r = p->radius;
+    const uint32_t *restrict group = p->group, *restrict mask = p->mask;
+    uint8_t *restrict near = p->near_plane;
+    const float margin = t->margin;
+    for (int i = first; i < last; ++i) {
+        const float mx = x[i] - px[i], my = y[i] - py[i];
+        near[i] = (uint8_t)(mx * mx + my * my > 0.99f * r[i] * r[i]);
+    }
+    for (int k = 0; k < cs->count; ++k) {
+        const sinew__collider c = cs->c[k];
+        for (int i = first; i < last; ++i) {
+            const float reach = (r[i] + margin + r[i] * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
+            const bool close = !(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close, as in plane_contact
+            const bool meets = (c.group & mask[i]) != 0u && (group[i] & c.mask) != 0u;
+            near[i] |= (uint8_t)(close & meets);
+        }
+    }
+}
+
 static bool mark_near_planes(sinew_world *world, float margin)
 {
     const sinew__colliders *cs = &world->colliders;
@@ -77,25 +113,9 @@ static bool mark_near_planes(sinew_world *world, float margin)
             return false;
         }
     }
-    sinew__particles *p = &world->particles;
-    const int n = p->count;
-    const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
-    const float *restrict r = p->radius;
-    const uint32_t *restrict group = p->group, *restrict mask = p->mask;
-    uint8_t *restrict near = p->near_plane;
-    for (int i = 0; i < n; ++i) {
-        const float mx = x[i] - px[i], my = y[i] - py[i];
-        near[i] = (uint8_t)(mx * mx + my * my > 0.99f * r[i] * r[i]);
-    }
-    for (int k = 0; k < cs->count; ++k) {
-        const sinew__collider c = cs->c[k];
-        for (int i = 0; i < n; ++i) {
-            const float reach = (r[i] + margin + r[i] * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
-            const bool close = !(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close, as in plane_contact
-            const bool meets = (c.group & mask[i]) != 0u && (group[i] & c.mask) != 0u;
-            near[i] |= (uint8_t)(close & meets);
-        }
-    }
+    mark_task t = {world, margin};
+    const int items = (world->particles.count + MARK_ITEM - 1) / MARK_ITEM;
+    sinew__parallel_for(&world->tasks, mark_items, items, sinew__min_range(&world->tasks, MARK_MIN_ITEMS), &t);
     return true;
 }
 
