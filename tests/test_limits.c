@@ -334,6 +334,30 @@ static void particle_at_a_circle_centre_leaves_it(void **state)
     }
 }
 
+// A world made from `wd` holding a pile of `count` balls (sinew_pile_create's defaults otherwise).
+static sinew_world *pile_world(const sinew_world_def *wd, int count)
+{
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(wd, &w), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = count;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    return w;
+}
+
+// A copy of `w` through a snapshot of it (sinew_world_save, then sinew_world_load).
+static sinew_world *snapshot_copy(const sinew_world *w)
+{
+    const size_t size = sinew_world_save_size(w);
+    void *buffer = malloc(size);
+    size_t written = 0;
+    assert_int_equal(sinew_world_save(w, buffer, size, &written), SINEW_OK);
+    sinew_world *copy = NULL;
+    assert_int_equal(sinew_world_load(buffer, written, NULL, &copy), SINEW_OK);
+    free(buffer);
+    return copy;
+}
+
 // The fastest particle's speed in m/s.
 static float fastest(const sinew_world *w)
 {
@@ -357,11 +381,7 @@ static float fastest_after_stiffening(float contact_speed, sinew_solver_mode sof
 {
     sinew_world_def wd = sinew_default_world_def();
     wd.contact_speed = contact_speed;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = 2000;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    sinew_world *w = pile_world(&wd, 2000);
     for (int k = 0; k < 300; ++k) {
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
     }
@@ -440,11 +460,7 @@ static void a_pile_without_deep_overlap_is_unchanged(void **state)
         wd.contact_speed = k == 0 ? 3.0f : INFINITY;
         wd.solver.substeps = 8;
         wd.solver.iterations = 4;
-        sinew_world *w = NULL;
-        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-        sinew_pile_def pd = sinew_default_pile_def();
-        pd.count = 1000;
-        assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+        sinew_world *w = pile_world(&wd, 1000);
         for (int s = 0; s < 300; ++s) {
             assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
             assert_false(w->deep_watch);
@@ -464,23 +480,13 @@ static void the_watch_is_saved(void **state)
     wd.solver.mode = SINEW_SOLVER_JACOBI;
     wd.solver.substeps = 1;
     wd.solver.iterations = 3;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = 400;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    sinew_world *w = pile_world(&wd, 400);
     int s = 0;
     for (; s < 2000 && !w->deep_watch; ++s) {
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
     }
     assert_true(w->deep_watch);
-    const size_t size = sinew_world_save_size(w);
-    void *buffer = malloc(size);
-    size_t written = 0;
-    assert_int_equal(sinew_world_save(w, buffer, size, &written), SINEW_OK);
-    sinew_world *copy = NULL;
-    assert_int_equal(sinew_world_load(buffer, written, NULL, &copy), SINEW_OK);
-    free(buffer);
+    sinew_world *copy = snapshot_copy(w);
     assert_true(copy->deep_watch);
     for (int k = 0; k < 30; ++k) {
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
@@ -504,12 +510,8 @@ static void the_bound_is_the_same_on_every_path(void **state)
             wd.solver.substeps = 1;
             wd.solver.iterations = mode == 0 ? 1 : 3;
             wd.workers = run == 2 ? 2 : 1;
-            sinew_world *w = NULL;
-            assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+            sinew_world *w = pile_world(&wd, 3000);
             w->avx2 = w->avx2 && run != 1;
-            sinew_pile_def pd = sinew_default_pile_def();
-            pd.count = 3000;
-            assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
             bool watched = false;
             for (int s = 0; s < 400; ++s) {
                 assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
@@ -549,17 +551,11 @@ static void contact_speed_setting(void **state)
     assert_int_equal(sinew_world_set_contact_speed(NULL, 1.0f), SINEW_ERR_NULL_ARGUMENT);
     assert_true(sinew_world_get_contact_speed(NULL) == 0.0f);
     assert_int_equal(sinew_world_set_contact_speed(w, 2.5f), SINEW_OK);
-    const size_t size = sinew_world_save_size(w);
-    void *buffer = malloc(size);
-    size_t written = 0;
-    assert_int_equal(sinew_world_save(w, buffer, size, &written), SINEW_OK);
-    sinew_world *loaded = NULL;
-    assert_int_equal(sinew_world_load(buffer, written, NULL, &loaded), SINEW_OK);
+    sinew_world *loaded = snapshot_copy(w);
     assert_true(sinew_world_get_contact_speed(loaded) == 2.5f);
     sinew_world_destroy(loaded);
     assert_int_equal(sinew_world_set_contact_speed(w, INFINITY), SINEW_OK);
     assert_true(isinf(sinew_world_get_contact_speed(w)));
-    free(buffer);
     sinew_world_destroy(w);
 }
 

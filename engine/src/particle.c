@@ -721,8 +721,9 @@ static int reset_escaped(sinew__particles *p, bool pack)
 
 typedef struct particle_task {
     sinew_world *world;
-    float h2, velocity_scale;
-    bool pack;
+    float h2, velocity_scale; // integrate
+    bool pack;                // finish
+    float most;               // unpack: the contact speed's bound (m per sub-step), or INFINITY
     atomic_uint out; // some coordinate left the range (an OR: the same whatever the split)
 } particle_task;
 
@@ -742,14 +743,20 @@ static void integrate_items(int start, int end, int worker, void *context)
 
 static int particle_items(const sinew__particles *p) { return (p->count + PARTICLE_ITEM - 1) / PARTICLE_ITEM; }
 
+// Runs a per-particle pass over the workers; the particles it carried out of range go back where
+// the sub-step began, at rest (with their motion records when the pass packed them). Returns how many.
+static int particle_pass(sinew_world *world, sinew_task_fn *fn, particle_task *t)
+{
+    sinew__parallel_for(&world->tasks, fn, particle_items(&world->particles), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS), t);
+    return atomic_load(&t->out) != 0u ? reset_escaped(&world->particles, t->pack) : 0;
+}
+
 int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
 {
-    sinew__particles *p = &world->particles;
-    particle_task t = {world, h * h, velocity_scale, false, 0u};
-    sinew__parallel_for(&world->tasks, integrate_items, particle_items(p), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS), &t);
+    particle_task t = {world, h * h, velocity_scale, false, INFINITY, 0u};
     // A force, gravity or speed that carries a particle out of range (or overflows) must not reach
     // the grid nor any neighbour: it stays where the sub-step begins.
-    return atomic_load(&t.out) != 0u ? reset_escaped(p, false) : 0;
+    return particle_pass(world, integrate_items, &t);
 }
 
 float sinew__particles_max_accel(const sinew_world *world)
@@ -797,23 +804,10 @@ static unsigned finish_and_pack(int first, int n, const float *restrict x, const
     return out;
 }
 
-// Copies the motion records back; returns nonzero when a position left the range.
+// Copies the motion records back, with the contact speed's bound (`most`, m per sub-step: see
+// sinew__speed_bound; INFINITY when the world does not watch, and then nothing is bounded);
+// returns nonzero when a position left the range.
 static unsigned unpack(int first, int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
-                       float *restrict dx, float *restrict dy)
-{
-    unsigned out = 0u;
-    for (int i = first; i < n; ++i) {
-        x[i] = m[i].x;
-        y[i] = m[i].y;
-        dx[i] = m[i].dx;
-        dy[i] = m[i].dy;
-        out |= (unsigned)!(sinew__coordinate_ok(x[i]) && sinew__coordinate_ok(y[i]));
-    }
-    return out;
-}
-
-// unpack with the contact speed's bound (see sinew__speed_bound), while the world watches.
-static unsigned unpack_bounded(int first, int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
                                float *restrict dx, float *restrict dy, const uint32_t *restrict flags,
                                const float *restrict w, float most)
 {
@@ -861,31 +855,8 @@ SINEW__AVX2 static unsigned finish_and_pack_avx2(int n, const float *restrict x,
     return out | finish_and_pack(i, n, x, y, px, py, dx, dy, motion);
 }
 
+// unpack eight particles at a time, with sinew__speed_bound's operations in its order.
 SINEW__AVX2 static unsigned unpack_avx2(int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
-                                        float *restrict dx, float *restrict dy)
-{
-    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f);
-    __m256 in = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    int i = 0;
-    for (; i + SINEW__LANES <= n; i += SINEW__LANES) {
-        __m256 r[SINEW__LANES];
-        for (int l = 0; l < SINEW__LANES; ++l) {
-            r[l] = _mm256_load_ps(&m[i + l].x);
-        }
-        sinew__transpose8(r);
-        _mm256_storeu_ps(x + i, r[0]);
-        _mm256_storeu_ps(y + i, r[1]);
-        _mm256_storeu_ps(dx + i, r[2]);
-        _mm256_storeu_ps(dy + i, r[3]);
-        in = _mm256_and_ps(in, _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, r[0]), limit, _CMP_LE_OQ),
-                                             _mm256_cmp_ps(_mm256_andnot_ps(sign, r[1]), limit, _CMP_LE_OQ)));
-    }
-    const unsigned out = (unsigned)(_mm256_movemask_ps(in) != 0xff);
-    return out | unpack(i, n, m, x, y, dx, dy);
-}
-
-// unpack_bounded eight particles at a time, with sinew__speed_bound's operations in its order.
-SINEW__AVX2 static unsigned unpack_bounded_avx2(int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
                                                 float *restrict dx, float *restrict dy, const uint32_t *restrict flags,
                                                 const float *restrict w, float most)
 {
@@ -929,7 +900,7 @@ SINEW__AVX2 static unsigned unpack_bounded_avx2(int n, const sinew__motion *rest
     // GCC leaves out the vzeroupper before this call (to a function built without AVX), and the
     // legacy SSE code after it (the contact promotion) then ran 2.5x slower on AMD EPYC.
     _mm256_zeroupper();
-    return out | unpack_bounded(i, n, m, x, y, dx, dy, flags, w, most);
+    return out | unpack(i, n, m, x, y, dx, dy, flags, w, most);
 }
 #endif
 
@@ -956,48 +927,34 @@ static void finish_items(int start, int end, int worker, void *context)
 
 int sinew__particles_finish_substep(sinew_world *world, bool pack)
 {
-    sinew__particles *p = &world->particles;
-    particle_task t = {world, 0.0f, 0.0f, pack, 0u};
-    sinew__parallel_for(&world->tasks, finish_items, particle_items(p), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS), &t);
+    particle_task t = {world, 0.0f, 0.0f, pack, INFINITY, 0u};
     // A diverging solve (say Jacobi over-relaxed at one iteration) must not spread NaN: the
     // particles it broke go back to where the sub-step began, at rest, and are counted.
-    return atomic_load(&t.out) != 0u ? reset_escaped(p, pack) : 0;
+    return particle_pass(world, finish_items, &t);
 }
-
-typedef struct unpack_task {
-    sinew_world *world;
-    float most; // the contact speed's bound (m per sub-step), INFINITY when the world does not watch
-    atomic_uint out;
-} unpack_task;
 
 static void unpack_items(int start, int end, int worker, void *context)
 {
     (void)worker;
-    unpack_task *t = context;
+    particle_task *t = context;
     sinew__particles *p = &t->world->particles;
     const int f = start * PARTICLE_ITEM, n = (end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count) - f;
     unsigned out;
 #if SINEW__X86
     if (t->world->avx2) {
-        out = t->most < INFINITY ? unpack_bounded_avx2(n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f,
-                                                       p->w + f, t->most)
-                                 : unpack_avx2(n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f);
+        out = unpack_avx2(n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f, p->w + f, t->most);
     } else
 #endif
     {
-        out = t->most < INFINITY ? unpack_bounded(0, n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f,
-                                                  p->w + f, t->most)
-                                 : unpack(0, n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f);
+        out = unpack(0, n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f, p->w + f, t->most);
     }
     atomic_fetch_or(&t->out, out);
 }
 
 int sinew__particles_unpack_motion(sinew_world *world, float most)
 {
-    sinew__particles *p = &world->particles;
-    unpack_task t = {world, most, 0u};
-    sinew__parallel_for(&world->tasks, unpack_items, particle_items(p), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS), &t);
-    return atomic_load(&t.out) != 0u ? reset_escaped(p, false) : 0;
+    particle_task t = {world, 0.0f, 0.0f, false, most, 0u};
+    return particle_pass(world, unpack_items, &t);
 }
 
 int sinew__particles_reset_escaped(sinew_world *world) { return reset_escaped(&world->particles, false); }

@@ -169,14 +169,13 @@ static void find_contacts(sinew_world *world, bool color, int ahead, float extra
     }
 }
 
-// After the sub-step is finished: friction and the velocity clamp of the contacts (see
-// sinew__contacts_respond). Jacobi mode scales each contact by 1 / max(n_i, n_j), n = contacts on
-// the particle, and applies the sums together, so that it stays order independent. Called only
-// when there are contacts.
-// The contact response, the last move of a sub-step: a particle it carries out of range goes back
-// where the sub-step began (as one the solve carried out does). Returns how many did.
-// `most`: the contact speed's bound in metres per sub-step while the world watches deep overlap
-// (overlap.c), INFINITY otherwise; it applies with the particle contacts' response.
+// The contact response, the last move of a sub-step, called only when there are contacts:
+// friction and the velocity clamp of the contacts (see sinew__contacts_respond), and `most`, the
+// contact speed's bound in metres per sub-step while the world watches deep overlap (overlap.c;
+// INFINITY otherwise), applied as the particle contacts' response is written back. Jacobi mode
+// scales each contact by 1 / max(n_i, n_j), n = contacts on the particle, and applies the sums
+// together, so that it stays order independent. A particle the response carries out of range goes
+// back where the sub-step began (as one the solve carried out does). Returns how many did.
 static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
 {
     sinew__particles *p = &world->particles;
@@ -204,12 +203,8 @@ static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
         p->x[i] += (float)p->acc2[i].dx;
         p->y[i] += (float)p->acc2[i].dy;
         p->acc[i].dx = p->acc[i].dy = p->acc2[i].dx = p->acc2[i].dy = 0.0;
+        sinew__speed_bound(&p->dx[i], &p->dy[i], p->motion[i].dx0, p->motion[i].dy0, most, p->flags[i], p->w[i]);
         out |= (unsigned)!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]));
-    }
-    if (most < INFINITY) {
-        for (int i = 0; i < p->count; ++i) {
-            sinew__speed_bound(&p->dx[i], &p->dy[i], p->motion[i].dx0, p->motion[i].dy0, most, p->flags[i], p->w[i]);
-        }
     }
     return out != 0u ? sinew__particles_reset_escaped(world) : 0;
 }
