@@ -3,10 +3,14 @@
 // One job at a time: the thread that steps the world writes the job (fn, context, count, chunk),
 // opens it (an odd generation), takes chunks itself, waits until every chunk is done, closes it
 // (the next, even generation) and waits until no worker still looks at it; only then may the next
-// job be written. Workers take chunks from a shared counter; between jobs they spin for a while (a
-// step's stages come microseconds apart), then sleep on a condition variable. The chunk size
-// changes only who runs what, never the results: the stages hand out items that do not depend on
-// one another.
+// job be written. The chunks are cut into one range per worker, in order; each worker takes the
+// chunks of its own range first, then helps with the others'. The stages hand out items in the
+// order of their data (a pile's contacts by region, particles by index), so a worker keeps coming
+// back to the same part of the data from one job to the next and finds it in its own cache, where
+// one shared counter sent each chunk to whoever came first (measured: the 10,000-ball pile at 8 x 4
+// spent a fifth more CPU in its sweeps at two workers than at one). Between jobs workers spin for
+// a while (a step's stages come microseconds apart), then sleep on a condition variable. Who runs
+// what never changes the results: the stages hand out items that do not depend on one another.
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -14,6 +18,14 @@
 #include "world_internal.h"
 
 #define SPIN_ROUNDS 2000 // about 5 to 10 us of spinning before a worker sleeps
+
+// The chunks of one worker's range not yet taken: [next, end). 64 bytes, so that two workers'
+// counters never share a cache line.
+typedef struct range_cursor {
+    atomic_int next;
+    int end;
+    char pad[64 - 2 * sizeof(int)];
+} range_cursor;
 
 struct sinew__pool {
     int threads; // workers - 1
@@ -24,8 +36,8 @@ struct sinew__pool {
     sinew_task_fn *fn;
     void *context;
     int count, chunk;
-    atomic_int next;        // the start of the next chunk to take
     atomic_int pending;     // chunks not yet finished
+    range_cursor range[SINEW_MAX_WORKERS]; // worker w's range of chunks
     atomic_uint generation; // odd: a job is open
     atomic_int busy;        // workers looking at the open job
     atomic_int sleepers;
@@ -39,16 +51,22 @@ static inline void relax(void)
 #endif
 }
 
+// Runs chunks of the open job until none is left untaken: those of its own range, then the
+// others' ranges in turn.
 static void run_chunks(sinew__pool *p, int worker)
 {
-    for (;;) {
-        const int start = atomic_fetch_add(&p->next, p->chunk);
-        if (start >= p->count) {
-            return;
+    const int workers = p->threads + 1;
+    for (int k = 0; k < workers; ++k) {
+        range_cursor *r = &p->range[(worker + k) % workers];
+        for (;;) {
+            const int c = atomic_fetch_add(&r->next, 1);
+            if (c >= r->end) {
+                break;
+            }
+            const int start = c * p->chunk, end = start + p->chunk < p->count ? start + p->chunk : p->count;
+            p->fn(start, end, worker, p->context);
+            atomic_fetch_sub(&p->pending, 1);
         }
-        const int end = start + p->chunk < p->count ? start + p->chunk : p->count;
-        p->fn(start, end, worker, p->context);
-        atomic_fetch_sub(&p->pending, 1);
     }
 }
 
@@ -125,7 +143,9 @@ static sinew__pool *pool_start(sinew_world *world, int threads)
     }
     memset(p, 0, bytes);
     worker_arg *args = (worker_arg *)(p + 1);
-    atomic_init(&p->next, 0);
+    for (int w = 0; w < SINEW_MAX_WORKERS; ++w) {
+        atomic_init(&p->range[w].next, 0);
+    }
     atomic_init(&p->pending, 0);
     atomic_init(&p->generation, 0u);
     atomic_init(&p->busy, 0);
@@ -157,12 +177,16 @@ static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range
     const int workers = p->threads + 1;
     int chunk = (count + 4 * workers - 1) / (4 * workers); // about four chunks a worker
     chunk = chunk > min_range ? chunk : min_range;
+    const int chunks = (count + chunk - 1) / chunk;
     p->fn = fn;
     p->context = context;
     p->count = count;
     p->chunk = chunk;
-    atomic_store(&p->pending, (count + chunk - 1) / chunk);
-    atomic_store(&p->next, 0);
+    atomic_store(&p->pending, chunks);
+    for (int w = 0; w < workers; ++w) {
+        atomic_store(&p->range[w].next, (int)((int64_t)chunks * w / workers));
+        p->range[w].end = (int)((int64_t)chunks * (w + 1) / workers);
+    }
     atomic_fetch_add(&p->generation, 1u); // open
     if (atomic_load(&p->sleepers) > 0) {
         pthread_mutex_lock(&p->lock);
