@@ -510,13 +510,15 @@ static bool one_material(const sinew__particles *p, float *w, float *mu_s, float
     return min_w == max_w && min_s == max_s && min_k == max_k;
 }
 
-// With workers, the spans of independent blocks Gauss-Seidel spreads over them (links.c).
-static void refresh_spans(sinew_world *world)
+// With workers, the spans of independent blocks Gauss-Seidel spreads over them (links.c), for
+// contacts that changed from place `from` on (0: all; else some were added there).
+static void refresh_spans(sinew_world *world, int from)
 {
     sinew__contacts *k = &world->contacts;
-    k->l.spans_valid = false;
     if (sinew__links_spread(world, &k->l)) { // (a few contacts are swept on one thread: no spans)
-        sinew__links_spans(world, &k->l, world->particles.colors);
+        sinew__links_spans(world, &k->l, world->particles.colors, from);
+    } else {
+        k->l.spans_valid = false;
     }
 }
 
@@ -526,6 +528,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
     sinew__particles *p = &world->particles;
     const sinew__grid *g = &world->grid;
     k->l.count = 0;
+    k->l.spans_valid = false;
     k->pending_count = 0;
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
@@ -542,7 +545,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         k->l.count = s.count;
         color_found(world, &s);
         sort_by_color(world);
-        refresh_spans(world);
+        refresh_spans(world, 0);
     } else { // Jacobi: the order does not matter; the kept ones go straight to l.c.
         s.count = split_pending(k, s.count, k->l.c, k->found);
         k->pending = k->found;
@@ -601,7 +604,7 @@ void sinew__contacts_promote(sinew_world *world)
     }
     k->l.count = n;
     if (n > first) {
-        refresh_spans(world);
+        refresh_spans(world, first);
     }
 }
 
@@ -783,7 +786,8 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
 }
 #endif
 
-SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
+// The response of the contacts of blocks [b0, b1), in order.
+SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, int b1)
 {
     const sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
@@ -792,7 +796,7 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
     const float *restrict share_i = k->share_i, *restrict share_j = k->share_j;
     sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
     const int n = k->l.count;
-    for (int first = 0; first < n; first += SINEW__LANES) {
+    for (int first = b0 * SINEW__LANES; first < n && first < b1 * SINEW__LANES; first += SINEW__LANES) {
         // A block goes together when its contacts share no movable particle (Jacobi: always); a
         // block that does not, or the last partial one, goes one contact at a time.
         const int lanes = n - first < SINEW__LANES ? n - first : SINEW__LANES;
@@ -839,12 +843,26 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi)
     }
 }
 
+static void respond_task(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const sinew__span_sweep *s = context;
+    respond_kernel(s->context, false, s->first + start, s->first + end);
+}
+
 void sinew__contacts_respond(sinew_world *world, bool jacobi)
 {
+    sinew__links *l = &world->contacts.l;
+    const int blocks = (l->count + SINEW__LANES - 1) / SINEW__LANES;
     if (jacobi) {
-        respond_kernel(world, true);
+        respond_kernel(world, true, 0, blocks);
+    } else if (l->spans_valid && sinew__links_spread(world, l)) {
+        // Gauss-Seidel writes both ends of each contact, as the sweeps do: span after span, each
+        // span's blocks over the workers.
+        sinew__span_sweep s = {0, world};
+        sinew__links_sweep_spans(world, l, false, respond_task, &s);
     } else {
-        respond_kernel(world, false);
+        respond_kernel(world, false, 0, blocks);
     }
 }
 

@@ -304,12 +304,11 @@ SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0
     }
 }
 
-// A span's blocks as a task: items are blocks from `first`, which share no movable particle with
+// A span's blocks as a task (see sinew__links_sweep_spans): they share no movable particle with
 // one another, so any split of them across workers gives the sequential sweep's result.
 typedef struct span_task {
     sinew_world *world;
     sinew__links *links;
-    int first;
     float inv_h2;
     bool backward;
 } span_task;
@@ -317,15 +316,17 @@ typedef struct span_task {
 static void span_task_rigid(int start, int end, int worker, void *context)
 {
     (void)worker;
-    const span_task *t = context;
-    sweep_blocks(t->world, t->links, t->first + start, t->first + end, t->inv_h2, t->backward, false);
+    const sinew__span_sweep *s = context;
+    const span_task *t = s->context;
+    sweep_blocks(t->world, t->links, s->first + start, s->first + end, t->inv_h2, t->backward, false);
 }
 
 static void span_task_soft(int start, int end, int worker, void *context)
 {
     (void)worker;
-    const span_task *t = context;
-    sweep_blocks(t->world, t->links, t->first + start, t->first + end, t->inv_h2, t->backward, true);
+    const sinew__span_sweep *s = context;
+    const span_task *t = s->context;
+    sweep_blocks(t->world, t->links, s->first + start, s->first + end, t->inv_h2, t->backward, true);
 }
 
 #define SPAN_MIN_BLOCKS 32 // blocks a task takes at least (sinew__min_range); a span under twice this runs inline
@@ -351,23 +352,45 @@ bool sinew__links_spread(const sinew_world *world, const sinew__links *l)
                              sinew__min_range(t, SPREAD_MIN_CONTACT_WORK));
 }
 
-void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark)
+// Marks make a span: each particle of the current span's blocks holds the span's stamp, so a block
+// that finds one of its movable particles stamped starts the next span. A stale mark that happens
+// to equal the stamp only starts a span early (still a valid cut), never lets two blocks that share
+// a particle into one span.
+void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark, int from)
 {
-    const size_t bytes = sizeof(uint32_t) * (size_t)world->particles.count;
     const int n = l->count, blocks = (n + SINEW__LANES - 1) / SINEW__LANES;
     const float *w = world->particles.w;
-    memset(mark, 0, bytes);
-    uint32_t stamp = 1u;
-    l->span_count = 0;
-    for (int b = 0; b < blocks; ++b) {
+    int b = from / SINEW__LANES;
+    uint32_t stamp;
+    if (!l->spans_valid || b == 0 || l->span_count == 0) {
+        memset(mark, 0, sizeof(uint32_t) * (size_t)world->particles.count);
+        stamp = 1u;
+        b = 0;
+        l->span_count = blocks > 0 ? 1 : 0;
+        l->span[0] = 0u;
+    } else {
+        // Links were added from `from` on: the spans before the one holding block b stand; that one
+        // is marked again, up to b, with a stamp of its own, and the scan goes on from b.
+        int s = l->span_count - 1;
+        while (s > 0 && (int)l->span[s] > b) {
+            s -= 1;
+        }
+        stamp = l->span_stamp + 1u;
+        for (int k = (int)l->span[s] * SINEW__LANES; k < b * SINEW__LANES; ++k) {
+            mark[l->c[k].i] = stamp;
+            mark[l->c[k].j] = stamp;
+        }
+        l->span_count = s + 1;
+    }
+    for (; b < blocks; ++b) {
         const int first = b * SINEW__LANES, end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
         bool shared = false;
         for (int k = first; k < end && !shared; ++k) {
             const int i = l->c[k].i, j = l->c[k].j;
             shared = (w[i] > 0.0f && mark[i] == stamp) || (w[j] > 0.0f && mark[j] == stamp);
         }
-        if (shared || b == 0) {
-            stamp += shared ? 1u : 0u;
+        if (shared) {
+            stamp += 1u;
             l->span[l->span_count++] = (uint32_t)b;
         }
         for (int k = first; k < end; ++k) {
@@ -376,7 +399,19 @@ void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mar
         }
     }
     l->span[l->span_count] = (uint32_t)blocks;
+    l->span_stamp = stamp;
     l->spans_valid = true;
+}
+
+void sinew__links_sweep_spans(sinew_world *world, const sinew__links *l, bool backward, sinew_task_fn *fn,
+                              sinew__span_sweep *s)
+{
+    for (int m = 0; m < l->span_count; ++m) {
+        const int k = backward ? l->span_count - 1 - m : m;
+        s->first = (int)l->span[k];
+        sinew__parallel_for(&world->tasks, fn, (int)l->span[k + 1] - s->first,
+                            sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS), s);
+    }
 }
 
 // One Gauss-Seidel sweep. With workers and spans, span after span (in the sweep's direction), each
@@ -395,13 +430,9 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
             project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft);
         }
     } else if (d->spans_valid && sinew__links_spread(world, d)) {
-        span_task t = {world, d, 0, inv_h2, backward};
-        for (int m = 0; m < d->span_count; ++m) {
-            const int s = backward ? d->span_count - 1 - m : m;
-            t.first = (int)d->span[s];
-            sinew__parallel_for(&world->tasks, soft ? span_task_soft : span_task_rigid, (int)d->span[s + 1] - t.first,
-                                sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS), &t);
-        }
+        span_task t = {world, d, inv_h2, backward};
+        sinew__span_sweep s = {0, &t};
+        sinew__links_sweep_spans(world, d, backward, soft ? span_task_soft : span_task_rigid, &s);
     } else {
         sweep_blocks(world, d, 0, blocks, inv_h2, backward, soft);
     }

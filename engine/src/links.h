@@ -33,6 +33,7 @@ typedef struct sinew__links {
     // workers may sweep in any split: span s is blocks [span[s], span[s + 1]). Per-link capacity.
     uint32_t *span;
     int span_count;
+    uint32_t span_stamp;    // the last span's mark (see sinew__links_spans)
     bool spans_valid;       // for the links as they are now (cleared by any change)
 } sinew__links;
 
@@ -61,8 +62,21 @@ void sinew__links_begin_substep(sinew__links *l);
 // two tasks, and for the contacts enough work per search: see links.c): only then are its spans
 // found and used.
 bool sinew__links_spread(const sinew_world *world, const sinew__links *l);
-// Finds the spans of l (mark: a per-particle scratch array, left dirty).
-void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark);
+// Finds the spans of l (mark: a per-particle scratch array, left dirty). With valid spans and
+// `from` > 0, links were only added, from place `from` on: only the spans from the one holding
+// `from` on are found again.
+void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark, int from);
+// A sweep over l's blocks as tasks, span after span: fn's items are the blocks of one span from
+// `first` on (set before each span's tasks run), `context` the caller's. Blocks of one span share
+// no movable particle, so any split of them over the workers gives the sequential sweep's result.
+typedef struct sinew__span_sweep {
+    int first;
+    void *context;
+} sinew__span_sweep;
+// Runs fn (with s as its context) over the blocks of l's spans (found, and spread: see above), in
+// order or, backward, last span first; returns when all ran.
+void sinew__links_sweep_spans(sinew_world *world, const sinew__links *l, bool backward, sinew_task_fn *fn,
+                              sinew__span_sweep *s);
 // Whether the soft kernels run: some link is soft, or lambda is kept for the forces.
 static inline bool sinew__links_soft(const sinew__links *l) { return l->soft_count > 0 || l->keep_lambda; }
 // True when the SINEW__LANES links from c share no particle that can move (weight > 0).

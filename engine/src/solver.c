@@ -262,7 +262,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
     if (!world->distances.l.spans_valid && sinew__links_spread(world, &world->distances.l) &&
         world->particles.span_mark != NULL) { // (allocated with the workers; else the sweeps stay serial)
-        sinew__links_spans(world, &world->distances.l, world->particles.span_mark);
+        sinew__links_spans(world, &world->distances.l, world->particles.span_mark, 0);
     }
     world->dropped_contacts = 0;
     const bool recording = world->record && world->history != NULL;
