@@ -489,31 +489,71 @@ void sinew__distances_colour(sinew_world *world)
     d->adj_dirty = d->order_dirty = d->blocks_dirty = true;
 }
 
+// The tearing check: the strains of items of TEAR_ITEM_LINKS links or more (at most TEAR_ITEMS,
+// fixed by the link count alone) are updated at once, each item noting whether one of its links
+// tore; the tearing links are then removed on one thread, in the order one pass would meet them.
+#define TEAR_ITEM_LINKS 4096
+#define TEAR_ITEMS 256
+
+typedef struct tear_task {
+    sinew_world *world;
+    int item_links;
+    bool *torn; // per item
+} tear_task;
+
+static void strain_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const tear_task *t = context;
+    sinew__distances *d = &t->world->distances;
+    const float *x = t->world->particles.x, *y = t->world->particles.y;
+    for (int item = start; item < end; ++item) {
+        const int k0 = item * t->item_links, k1 = k0 + t->item_links < d->l.count ? k0 + t->item_links : d->l.count;
+        bool torn = false;
+        for (int k = k0; k < k1; ++k) {
+            if (!(d->tear[k] > 0.0f)) {
+                continue;
+            }
+            const sinew__distance *c = &d->l.c[k];
+            const float rest = isfinite(c->hi) ? c->hi : c->lo;
+            const float len =
+                sqrtf((x[c->j] - x[c->i]) * (x[c->j] - x[c->i]) + (y[c->j] - y[c->i]) * (y[c->j] - y[c->i]));
+            // Smoothed over steps: one violent step moves the strain only 30% of the way.
+            d->strain[k] = 0.7f * d->strain[k] + 0.3f * (rest > 0.0f ? len / rest : 1.0f);
+            torn |= d->strain[k] > d->tear[k];
+        }
+        t->torn[item] = torn;
+    }
+}
+
 void sinew__distances_tear(sinew_world *world)
 {
     sinew__distances *d = &world->distances;
     world->tear_count = 0;
-    if (d->tearable == 0) {
+    if (d->tearable == 0 || d->l.count == 0) {
         return;
     }
-    const float *x = world->particles.x, *y = world->particles.y;
-    for (int k = d->l.count - 1; k >= 0; --k) { // backwards: removal moves the last one into k
-        if (!(d->tear[k] > 0.0f)) {
-            continue;
+    int item_links = (d->l.count + TEAR_ITEMS - 1) / TEAR_ITEMS;
+    const int least = sinew__min_range(&world->tasks, TEAR_ITEM_LINKS);
+    item_links = item_links > least ? item_links : least;
+    const int items = (d->l.count + item_links - 1) / item_links;
+    bool torn[TEAR_ITEMS];
+    tear_task t = {world, item_links, torn};
+    sinew__parallel_for(&world->tasks, strain_items, items, 1, &t);
+    // Backwards: a removal moves the last link into k, one already met that did not tear.
+    for (int item = items - 1; item >= 0; --item) {
+        const int k0 = item * item_links, k1 = k0 + item_links < d->l.count ? k0 + item_links : d->l.count;
+        for (int k = k1 - 1; torn[item] && k >= k0; --k) {
+            if (!(d->tear[k] > 0.0f && d->strain[k] > d->tear[k])) {
+                continue;
+            }
+            const sinew__distance *c = &d->l.c[k];
+            sinew_tear *tr = &world->tears[world->tear_count++];
+            sinew__store_id(&d->store, k, &tr->link.index1, &tr->link.generation);
+            tr->a = sinew_particle_id_at(world, c->i);
+            tr->b = sinew_particle_id_at(world, c->j);
+            remove_at(world, k);
         }
-        const sinew__distance *c = &d->l.c[k];
-        const float rest = isfinite(c->hi) ? c->hi : c->lo;
-        const float len = sqrtf((x[c->j] - x[c->i]) * (x[c->j] - x[c->i]) + (y[c->j] - y[c->i]) * (y[c->j] - y[c->i]));
-        // Smoothed over steps: one violent step moves the strain only 30% of the way.
-        d->strain[k] = 0.7f * d->strain[k] + 0.3f * (rest > 0.0f ? len / rest : 1.0f);
-        if (!(d->strain[k] > d->tear[k])) {
-            continue;
-        }
-        sinew_tear *t = &world->tears[world->tear_count++];
-        sinew__store_id(&d->store, k, &t->link.index1, &t->link.generation);
-        t->a = sinew_particle_id_at(world, c->i);
-        t->b = sinew_particle_id_at(world, c->j);
-        remove_at(world, k);
     }
 }
 

@@ -529,7 +529,7 @@ void sinew__links_count_active(sinew_world *world, const sinew__links *d)
 }
 
 // The error statistics keep SINEW__LANES partial results, link k in lane k % SINEW__LANES, and
-// combine them in lane order: the same numbers on both paths, and no chain of double additions.
+// combine them in lane order: the same numbers on both paths, and no long chain of double additions.
 #if SINEW__X86
 SINEW__AVX2 static int links_error_avx2(const sinew__distance *c, int blocks, const float *x, const float *y, float beyond,
                                         float mx[SINEW__LANES], double sq[SINEW__LANES])
@@ -560,30 +560,75 @@ SINEW__AVX2 static int links_error_avx2(const sinew__distance *c, int blocks, co
 }
 #endif
 
+// The statistics in items of ERROR_ITEM_BLOCKS blocks or more (at most ERROR_ITEMS items, fixed by
+// the link count alone), each with its own lanes; the items are combined in order, so the numbers
+// do not depend on the worker count.
+#define ERROR_ITEM_BLOCKS 1024
+#define ERROR_ITEMS 64
+
+typedef struct error_part {
+    float mx[SINEW__LANES];
+    double sq[SINEW__LANES];
+    int above;
+} error_part;
+
+typedef struct error_task {
+    const sinew_world *world;
+    const sinew__links *links;
+    float beyond;
+    int item_blocks;
+    error_part *part;
+} error_task;
+
+static void error_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const error_task *t = context;
+    const sinew__links *d = t->links;
+    const float *x = t->world->particles.x, *y = t->world->particles.y;
+    for (int item = start; item < end; ++item) {
+        error_part *e = &t->part[item];
+        memset(e, 0, sizeof *e);
+        const int blocks = (d->count + SINEW__LANES - 1) / SINEW__LANES, full = d->count / SINEW__LANES;
+        const int b0 = item * t->item_blocks, b1 = b0 + t->item_blocks < blocks ? b0 + t->item_blocks : blocks;
+        const int stop = b1 * SINEW__LANES < d->count ? b1 * SINEW__LANES : d->count; // (the last takes the partial block)
+        int k = b0 * SINEW__LANES;
+#if SINEW__X86
+        if (t->world->avx2) {
+            const int vector_end = b1 < full ? b1 : full;
+            e->above = links_error_avx2(&d->c[k], vector_end - b0, x, y, t->beyond, e->mx, e->sq);
+            k = vector_end * SINEW__LANES;
+        }
+#endif
+        for (; k < stop; ++k) {
+            const int l = k % SINEW__LANES;
+            const float err = fabsf(sinew__link_error(&d->c[k], x, y));
+            e->mx[l] = !(err <= e->mx[l]) ? err : e->mx[l]; // NaN wins: stats never hide one
+            e->sq[l] += (double)err * err;
+            e->above += err > t->beyond;
+        }
+    }
+}
+
 int sinew__links_error(const sinew_world *world, const sinew__links *d, float beyond, float *max_error, double *sum_sq)
 {
-    const float *x = world->particles.x, *y = world->particles.y;
-    float mx[SINEW__LANES] = {0};
-    double sq[SINEW__LANES] = {0};
-    int k = 0, above = 0;
-#if SINEW__X86
-    if (world->avx2) {
-        above = links_error_avx2(d->c, d->count / SINEW__LANES, x, y, beyond, mx, sq);
-        k = d->count / SINEW__LANES * SINEW__LANES;
-    }
-#endif
-    for (; k < d->count; ++k) {
-        const int l = k % SINEW__LANES;
-        const float e = fabsf(sinew__link_error(&d->c[k], x, y));
-        mx[l] = !(e <= mx[l]) ? e : mx[l]; // NaN wins: stats never hide one
-        sq[l] += (double)e * e;
-        above += e > beyond;
-    }
+    const int blocks = (d->count + SINEW__LANES - 1) / SINEW__LANES;
+    int item_blocks = (blocks + ERROR_ITEMS - 1) / ERROR_ITEMS;
+    const int least = sinew__min_range(&world->tasks, ERROR_ITEM_BLOCKS);
+    item_blocks = item_blocks > least ? item_blocks : least;
+    const int items = (blocks + item_blocks - 1) / item_blocks;
+    error_part part[ERROR_ITEMS];
+    error_task t = {world, d, beyond, item_blocks, part};
+    sinew__parallel_for(&world->tasks, error_items, items, 1, &t);
     float most = 0.0f;
     double sum = 0.0;
-    for (int l = 0; l < SINEW__LANES; ++l) {
-        most = !(mx[l] <= most) ? mx[l] : most;
-        sum += sq[l];
+    int above = 0;
+    for (int item = 0; item < items; ++item) {
+        above += part[item].above;
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            most = !(part[item].mx[l] <= most) ? part[item].mx[l] : most;
+            sum += part[item].sq[l];
+        }
     }
     *max_error = most;
     *sum_sq = sum;

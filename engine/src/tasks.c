@@ -237,7 +237,7 @@ void sinew__tasks_free(sinew_world *world, sinew__tasks *t)
     t->pool = NULL;
 }
 
-void sinew__parallel_for(sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context)
+void sinew__parallel_for(const sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context)
 {
     if (count <= 0) {
         return;

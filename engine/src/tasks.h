@@ -12,7 +12,7 @@ typedef struct sinew__tasks {
     sinew_finish_task_fn *finish;
     void *context;
     sinew__pool *pool;              // the built-in pool: workers - 1 threads, when there is no user system
-    int grain;                      // divides every stage's smallest range: 1, the engine's; tests raise it
+    int grain;                      // divides every stage's smallest range and item: 1, the engine's; tests raise it
 } sinew__tasks;
 
 // A stage's smallest range of items, `engine_min` divided by the grain (at least 1).
@@ -30,4 +30,4 @@ void sinew__tasks_free(sinew_world *world, sinew__tasks *t);
 // Runs fn over the items [0, count) in ranges of at least min_range and returns when all ran:
 // inline with one worker, or when count is under 2 * min_range. The items must not depend on one
 // another: the results then do not depend on how the ranges fell.
-void sinew__parallel_for(sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context);
+void sinew__parallel_for(const sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context);
