@@ -49,6 +49,7 @@ static int group_fields(sinew__distances *d, int g, sinew__field *f)
         F(step_x, sizeof(float)); // scratch of a Jacobi iteration
         F(step_y, sizeof(float));
         F(step_lambda, sizeof(float));
+        F(active, sizeof(float));
     } else {
         F(l.perm, sizeof(uint32_t));
     }
@@ -79,6 +80,7 @@ static void drop_group(sinew_world *world, int g)
     sinew__distances *d = &world->distances;
     sinew__free(world, d->scratch[g].block, d->scratch[g].bytes);
     memset(&d->scratch[g], 0, sizeof d->scratch[g]);
+    d->seg_item = g == 1 ? 0 : d->seg_item; // the threaded passes' table was in by_i
     sinew__field f[SINEW__MAX_FIELDS];
     const int n = group_fields(d, g, f);
     for (int k = 0; k < n; ++k) {

@@ -21,8 +21,11 @@ typedef struct sinew__distances {
     float *jlo, *jhi;       // the allowed lengths
     sinew__run *runs;       // run_count of them (at most one per link)
     int run_count;
-    uint32_t *by_i;         // scratch of sinew__distances_order
-    float *step_x, *step_y, *step_lambda; // scratch of an iteration
+    // Scratch of sinew__distances_order, then the threaded passes' table (distance_jacobi.c):
+    // which runs reach each item of seg_item particles (seg_item 0: no table, one thread).
+    uint32_t *by_i;
+    int seg_item, seg_particles; // built for that item size and particle count
+    float *step_x, *step_y, *step_lambda, *active; // scratch of an iteration
     float *tear;            // tear ratio, 0 = never
     float *strain;          // length / rest, smoothed over steps (tearable ones)
     int tearable;           // how many have a tear ratio

@@ -751,6 +751,44 @@ static int particle_pass(sinew_world *world, sinew_task_fn *fn, particle_task *t
     return atomic_load(&t->out) != 0u ? reset_escaped(&world->particles, t->pack) : 0;
 }
 
+static void clear_counts_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    sinew__particles *p = &((particle_task *)context)->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    memset(p->inv_n + first, 0, sizeof(float) * (size_t)(last - first));
+}
+
+// Written so that no division depends on a condition (a particle without a count computes
+// 1 / 1 - 1), and the compiler vectorises both loops.
+static void invert_counts_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    sinew__particles *p = &((particle_task *)context)->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    float *restrict inv_n = p->inv_n;
+    const float *restrict w = p->w;
+    for (int i = first; i < last; ++i) {
+        const float none = (float)(inv_n[i] == 0.0f);
+        inv_n[i] = 1.0f / (inv_n[i] + none) - none;
+    }
+    for (int i = first; i < last; ++i) {
+        inv_n[i] = w[i] == 0.0f ? 1.0f : inv_n[i];
+    }
+}
+
+void sinew__particles_clear_counts(sinew_world *world)
+{
+    particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
+    particle_pass(world, clear_counts_items, &t);
+}
+
+void sinew__particles_invert_counts(sinew_world *world)
+{
+    particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
+    particle_pass(world, invert_counts_items, &t);
+}
+
 int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
 {
     particle_task t = {world, h * h, velocity_scale, false, INFINITY, 0u};

@@ -111,6 +111,10 @@ unsigned sinew__scratch_wanted(const sinew_world *world);
 // Verlet's prediction. A particle it would carry beyond SINEW_MAX_COORDINATE (or to NaN) stays
 // where the sub-step begins, at rest; returns how many did.
 int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale);
+// Jacobi's counts: inv_n zeroed, then (once every kind counted into it) turned into 1 / n per
+// particle (no count: 0; immovable particles: 1, so that they never limit a factor).
+void sinew__particles_clear_counts(sinew_world *world);
+void sinew__particles_invert_counts(sinew_world *world);
 // Largest force acceleration |(ax, ay)| on any particle (m/s^2).
 float sinew__particles_max_accel(const sinew_world *world);
 // After the solver: adds each particle's correction (x - predicted x) to its displacement, and

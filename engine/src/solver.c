@@ -108,23 +108,6 @@ static void record(sinew_world *world, int substep, int iteration)
     }
 }
 
-// 1 / n per particle from counts left in inv_n (no count: 0; immovable particles: 1). Written
-// so that no division depends on a condition (a particle without a count computes 1 / 1 - 1), and
-// the compiler vectorises both loops.
-static void invert_counts(sinew_world *world)
-{
-    sinew__particles *p = &world->particles;
-    float *restrict inv_n = p->inv_n;
-    const float *restrict w = p->w;
-    for (int i = 0; i < p->count; ++i) {
-        const float none = (float)(inv_n[i] == 0.0f);
-        inv_n[i] = 1.0f / (inv_n[i] + none) - none;
-    }
-    for (int i = 0; i < p->count; ++i) {
-        inv_n[i] = w[i] == 0.0f ? 1.0f : inv_n[i];
-    }
-}
-
 // Jacobi, before each iteration: 1 / n for every particle, n = constraints that will correct it
 // (those outside their range: satisfied ones do not dilute the step). Counted every iteration:
 // counted once per sub-step, a link that both ends fall along counts 0 and then never acts in
@@ -135,14 +118,11 @@ static void invert_counts(sinew_world *world)
 // counts (sinew__distances_prepare).
 static void jacobi_counts(sinew_world *world, float inv_h2)
 {
-    sinew__particles *p = &world->particles;
-    if (p->count > 0) {
-        memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
-    }
+    sinew__particles_clear_counts(world);
     for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
         sinew__kinds[t]->count_active(world, inv_h2);
     }
-    invert_counts(world);
+    sinew__particles_invert_counts(world);
 }
 
 static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration)
@@ -190,10 +170,10 @@ static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
         }
         return reset;
     }
-    memset(p->inv_n, 0, sizeof(float) * (size_t)p->count);
+    sinew__particles_clear_counts(world);
     sinew__contacts_count(world);
     sinew__collider_contacts_count(world);
-    invert_counts(world);
+    sinew__particles_invert_counts(world);
     sinew__contacts_respond(world, true);
     sinew__collider_contacts_respond(world, true);
     unsigned out = 0u;
