@@ -496,6 +496,7 @@ void sinew__distances_colour(sinew_world *world)
 // tore; the tearing links are then removed on one thread, in the order one pass would meet them.
 #define TEAR_ITEM_LINKS 4096
 #define TEAR_ITEMS 256
+#define TEAR_MIN_ITEMS 8 // a task's least: under 16 items (65,536 links) the check takes one thread
 
 typedef struct tear_task {
     sinew_world *world;
@@ -541,7 +542,7 @@ void sinew__distances_tear(sinew_world *world)
     const int items = (d->l.count + item_links - 1) / item_links;
     bool torn[TEAR_ITEMS];
     tear_task t = {world, item_links, torn};
-    sinew__parallel_for(&world->tasks, strain_items, items, 1, &t);
+    sinew__parallel_for(&world->tasks, strain_items, items, sinew__min_range(&world->tasks, TEAR_MIN_ITEMS), &t);
     // Backwards: a removal moves the last link into k, one already met that did not tear.
     for (int item = items - 1; item >= 0; --item) {
         const int k0 = item * item_links, k1 = k0 + item_links < d->l.count ? k0 + item_links : d->l.count;

@@ -565,6 +565,7 @@ SINEW__AVX2 static int links_error_avx2(const sinew__distance *c, int blocks, co
 // do not depend on the worker count.
 #define ERROR_ITEM_BLOCKS 1024
 #define ERROR_ITEMS 64
+#define ERROR_MIN_ITEMS 8 // a task's least: under 16 items (131,072 links) the statistics take one thread
 
 typedef struct error_part {
     float mx[SINEW__LANES];
@@ -619,7 +620,7 @@ int sinew__links_error(const sinew_world *world, const sinew__links *d, float be
     const int items = (blocks + item_blocks - 1) / item_blocks;
     error_part part[ERROR_ITEMS];
     error_task t = {world, d, beyond, item_blocks, part};
-    sinew__parallel_for(&world->tasks, error_items, items, 1, &t);
+    sinew__parallel_for(&world->tasks, error_items, items, sinew__min_range(&world->tasks, ERROR_MIN_ITEMS), &t);
     float most = 0.0f;
     double sum = 0.0;
     int above = 0;
