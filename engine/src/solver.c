@@ -214,6 +214,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     if (!(dt >= SINEW_MIN_DT && dt <= SINEW_MAX_DT)) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_step: dt must be in [1e-6, 10] seconds");
     }
+    sinew__tasks_stepping(&world->tasks, true);
     const sinew_solver_def solver = world->solver;
     const float h = dt / (float)solver.substeps;
     const float inv_h2 = 1.0f / (h * h);
@@ -336,6 +337,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
     st->max_error = samples[SINEW_KIND_COUNT].max_error;
     st->rms_error = samples[SINEW_KIND_COUNT].rms_error;
+    sinew__tasks_stepping(&world->tasks, false);
     return SINEW_OK;
 }
 

@@ -26,6 +26,9 @@ static inline int sinew__min_range(const sinew__tasks *t, int engine_min)
 sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def);
 sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int workers);
 void sinew__tasks_free(sinew_world *world, sinew__tasks *t);
+// Around a step: while it runs, the built-in pool's workers spin between its jobs (yielding now
+// and then) instead of going to sleep: waking a sleeping thread takes tens of microseconds.
+void sinew__tasks_stepping(sinew__tasks *t, bool stepping);
 
 // Runs fn over the items [0, count) in ranges of at least min_range and returns when all ran:
 // inline with one worker, or when count is under 2 * min_range. The items must not depend on one
