@@ -34,31 +34,133 @@ void sinew__grid_free(sinew_world *world)
     memset(&world->grid, 0, sizeof world->grid);
 }
 
+// Threads: the bounds, each particle's cell and the sorted copies run in items of particles
+// (GRID_ITEM or more, at most GRID_ITEMS of them, fixed by the particle count alone); the
+// counting sort between them stays on one thread. Every result is the one thread's: the bounds are
+// minima and maxima, the rest is per particle.
+#define GRID_ITEM 1024
+#define GRID_ITEMS 256
+#define GRID_MIN_ITEMS 16 // a task's least: under 32 items (32,768 particles) all of it runs on one thread
+
+typedef struct grid_bounds {
+    float minx, miny, maxx, maxy, maxr, min_dx, min_dy, max_dx, max_dy;
+    int m; // colliding particles
+} grid_bounds;
+
+typedef struct grid_task {
+    sinew_world *world;
+    int item;
+    grid_bounds *part;
+    float minx, miny, inv;
+    int nx, ny, m;
+} grid_task;
+
+static int grid_item(int n)
+{
+    const int least = (n + GRID_ITEMS - 1) / GRID_ITEMS;
+    return least > GRID_ITEM ? least : GRID_ITEM;
+}
+
+static void merge_bounds(grid_bounds *b, const grid_bounds *o)
+{
+    b->minx = o->minx < b->minx ? o->minx : b->minx;
+    b->maxx = o->maxx > b->maxx ? o->maxx : b->maxx;
+    b->miny = o->miny < b->miny ? o->miny : b->miny;
+    b->maxy = o->maxy > b->maxy ? o->maxy : b->maxy;
+    b->maxr = o->maxr > b->maxr ? o->maxr : b->maxr;
+    b->min_dx = o->min_dx < b->min_dx ? o->min_dx : b->min_dx;
+    b->max_dx = o->max_dx > b->max_dx ? o->max_dx : b->max_dx;
+    b->min_dy = o->min_dy < b->min_dy ? o->min_dy : b->min_dy;
+    b->max_dy = o->max_dy > b->max_dy ? o->max_dy : b->max_dy;
+    b->m += o->m;
+}
+
+static void bounds_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const grid_task *t = context;
+    const sinew__particles *p = &t->world->particles;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius;
+    const float *restrict dx = p->dx, *restrict dy = p->dy;
+    const uint32_t *restrict flags = p->flags;
+    for (int k = start; k < end; ++k) {
+        float minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY, maxr = 0.0f;
+        float min_dx = INFINITY, min_dy = INFINITY, max_dx = -INFINITY, max_dy = -INFINITY;
+        int m = 0;
+        const int i0 = k * t->item, i1 = i0 + t->item < p->count ? i0 + t->item : p->count;
+        for (int i = i0; i < i1; ++i) {
+            if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
+                minx = x[i] < minx ? x[i] : minx;
+                maxx = x[i] > maxx ? x[i] : maxx;
+                miny = y[i] < miny ? y[i] : miny;
+                maxy = y[i] > maxy ? y[i] : maxy;
+                maxr = r[i] > maxr ? r[i] : maxr;
+                min_dx = dx[i] < min_dx ? dx[i] : min_dx;
+                max_dx = dx[i] > max_dx ? dx[i] : max_dx;
+                min_dy = dy[i] < min_dy ? dy[i] : min_dy;
+                max_dy = dy[i] > max_dy ? dy[i] : max_dy;
+                m += 1;
+            }
+        }
+        t->part[k] = (grid_bounds){minx, miny, maxx, maxy, maxr, min_dx, min_dy, max_dx, max_dy, m};
+    }
+}
+
+// Each particle's cell (UINT32_MAX: it does not collide).
+static void cell_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const grid_task *t = context;
+    sinew__particles *p = &t->world->particles;
+    const float *restrict x = p->x, *restrict y = p->y;
+    const uint32_t *restrict flags = p->flags;
+    uint32_t *restrict cell_of = p->cell_of;
+    const int i0 = start * t->item, i1 = end * t->item < p->count ? end * t->item : p->count;
+    for (int i = i0; i < i1; ++i) {
+        const int cx = sinew__grid_cell(x[i], t->minx, t->inv, t->nx), cy = sinew__grid_cell(y[i], t->miny, t->inv, t->ny);
+        cell_of[i] = (flags[i] & SINEW_PARTICLE_COLLIDES) != 0u ? (uint32_t)(cy * t->nx + cx) : UINT32_MAX;
+    }
+}
+
+// The sorted particles' copies, places [start, end) items.
+static void copy_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const grid_task *t = context;
+    sinew__particles *p = &t->world->particles;
+    float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
+    uint32_t *restrict cgroup = p->cell_group, *restrict cmask = p->cell_mask;
+    const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius, *restrict weight = p->w;
+    const uint32_t *restrict group = p->group, *restrict mask = p->mask, *restrict sorted = p->sorted;
+    const int q0 = start * t->item, q1 = end * t->item < t->m ? end * t->item : t->m;
+    for (int q = q0; q < q1; ++q) {
+        const uint32_t i = sorted[q];
+        cx[q] = x[i];
+        cy[q] = y[i];
+        cr[q] = r[i];
+        cw[q] = weight[i];
+        cgroup[q] = group[i];
+        cmask[q] = mask[i];
+    }
+}
+
 bool sinew__grid_build(sinew_world *world, int ahead, float extra)
 {
     sinew__particles *p = &world->particles;
     sinew__grid *g = &world->grid;
     const int n = p->count;
-    const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius;
-    const float *restrict dx = p->dx, *restrict dy = p->dy;
-    const uint32_t *restrict flags = p->flags;
-    float minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY, maxr = 0.0f;
-    float min_dx = INFINITY, min_dy = INFINITY, max_dx = -INFINITY, max_dy = -INFINITY;
-    int m = 0;
-    for (int i = 0; i < n; ++i) {
-        if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
-            minx = x[i] < minx ? x[i] : minx;
-            maxx = x[i] > maxx ? x[i] : maxx;
-            miny = y[i] < miny ? y[i] : miny;
-            maxy = y[i] > maxy ? y[i] : maxy;
-            maxr = r[i] > maxr ? r[i] : maxr;
-            min_dx = dx[i] < min_dx ? dx[i] : min_dx;
-            max_dx = dx[i] > max_dx ? dx[i] : max_dx;
-            min_dy = dy[i] < min_dy ? dy[i] : min_dy;
-            max_dy = dy[i] > max_dy ? dy[i] : max_dy;
-            m += 1;
-        }
+    grid_task t = {world, grid_item(n), NULL, 0.0f, 0.0f, 0.0f, 0, 0, 0};
+    const int items = (n + t.item - 1) / t.item;
+    grid_bounds part[GRID_ITEMS];
+    t.part = part;
+    sinew__parallel_for(&world->tasks, bounds_items, items, sinew__min_range(&world->tasks, GRID_MIN_ITEMS), &t);
+    grid_bounds b = {INFINITY, INFINITY, -INFINITY, -INFINITY, 0.0f, INFINITY, INFINITY, -INFINITY, -INFINITY, 0};
+    for (int k = 0; k < items; ++k) { // min and max: exact in any order
+        merge_bounds(&b, &part[k]);
     }
+    float minx = b.minx, miny = b.miny, maxx = b.maxx, maxy = b.maxy, maxr = b.maxr;
+    float min_dx = b.min_dx, min_dy = b.min_dy, max_dx = b.max_dx, max_dy = b.max_dy;
+    const int m = b.m;
     g->valid = false;
     g->sorted_count = 0;
     g->nx = g->ny = 0;
@@ -114,16 +216,16 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     uint32_t *restrict start = g->cell_start;
     uint32_t *restrict cell_of = p->cell_of;
     memset(start, 0, sizeof(uint32_t) * (size_t)(cells + 1));
-    const float inv = g->inv_cell;
+    t.minx = minx;
+    t.miny = miny;
+    t.inv = g->inv_cell;
+    t.nx = nx;
+    t.ny = ny;
+    sinew__parallel_for(&world->tasks, cell_items, items, sinew__min_range(&world->tasks, GRID_MIN_ITEMS), &t);
     for (int i = 0; i < n; ++i) {
-        if ((flags[i] & SINEW_PARTICLE_COLLIDES) == 0u) {
-            cell_of[i] = UINT32_MAX;
-            continue;
+        if (cell_of[i] != UINT32_MAX) {
+            start[cell_of[i]] += 1u;
         }
-        const int cx = sinew__grid_cell(x[i], minx, inv, nx), cy = sinew__grid_cell(y[i], miny, inv, ny);
-        const uint32_t c = (uint32_t)(cy * nx + cx);
-        cell_of[i] = c;
-        start[c] += 1u;
     }
     for (int c = 1; c < cells; ++c) { // inclusive prefix sum: start[c] = end of cell c
         start[c] += start[c - 1];
@@ -135,19 +237,9 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
             sorted[--start[cell_of[i]]] = (uint32_t)i;
         }
     }
-    float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
-    uint32_t *restrict cgroup = p->cell_group, *restrict cmask = p->cell_mask;
-    const float *restrict weight = p->w;
-    const uint32_t *restrict group = p->group, *restrict mask = p->mask;
-    for (int q = 0; q < m; ++q) {
-        const uint32_t i = sorted[q];
-        cx[q] = x[i];
-        cy[q] = y[i];
-        cr[q] = r[i];
-        cw[q] = weight[i];
-        cgroup[q] = group[i];
-        cmask[q] = mask[i];
-    }
+    t.m = m;
+    sinew__parallel_for(&world->tasks, copy_items, (m + t.item - 1) / t.item, sinew__min_range(&world->tasks, GRID_MIN_ITEMS),
+                        &t);
     g->sorted_count = m;
     g->valid = true;
     return true;
