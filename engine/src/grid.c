@@ -35,7 +35,8 @@ void sinew__grid_free(sinew_world *world)
 }
 
 // Threads: the bounds, each particle's cell and the sorted copies run in items of particles
-// (GRID_ITEM or more, at most GRID_ITEMS of them, fixed by the particle count alone); the
+// (GRID_ITEM or more, at most GRID_ITEMS of them, fixed by the particle count; the tests' grain
+// shrinks them); the
 // counting sort between them stays on one thread. Every result is the one thread's: the bounds are
 // minima and maxima, the rest is per particle.
 #define GRID_ITEM 1024
@@ -55,10 +56,10 @@ typedef struct grid_task {
     int nx, ny, m;
 } grid_task;
 
-static int grid_item(int n)
+static int grid_item(const sinew_world *world, int n)
 {
-    const int least = (n + GRID_ITEMS - 1) / GRID_ITEMS;
-    return least > GRID_ITEM ? least : GRID_ITEM;
+    const int least = (n + GRID_ITEMS - 1) / GRID_ITEMS, item = sinew__min_range(&world->tasks, GRID_ITEM);
+    return least > item ? least : item;
 }
 
 static void merge_bounds(grid_bounds *b, const grid_bounds *o)
@@ -149,7 +150,7 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     sinew__particles *p = &world->particles;
     sinew__grid *g = &world->grid;
     const int n = p->count;
-    grid_task t = {world, grid_item(n), NULL, 0.0f, 0.0f, 0.0f, 0, 0, 0};
+    grid_task t = {world, grid_item(world, n), NULL, 0.0f, 0.0f, 0.0f, 0, 0, 0};
     const int items = (n + t.item - 1) / t.item;
     grid_bounds part[GRID_ITEMS];
     t.part = part;
