@@ -36,9 +36,8 @@ void sinew__grid_free(sinew_world *world)
 
 // Threads: the bounds, each particle's cell and the sorted copies run in items of particles
 // (GRID_ITEM or more, at most GRID_ITEMS of them, fixed by the particle count; the tests' grain
-// shrinks them); the
-// counting sort between them stays on one thread. Every result is the one thread's: the bounds are
-// minima and maxima, the rest is per particle.
+// shrinks them); the counting sort between them stays on one thread. Every result is the one
+// thread's: the bounds are minima and maxima (merged in item order), the rest is per particle.
 #define GRID_ITEM 1024
 #define GRID_ITEMS 256
 #define GRID_MIN_ITEMS 16 // a task's least: under 32 items (32,768 particles) all of it runs on one thread
