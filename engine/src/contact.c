@@ -530,6 +530,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
     k->l.count = 0;
     k->l.spans_valid = false;
     k->pending_count = 0;
+    k->pending_segs = 0;
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
@@ -554,6 +555,9 @@ void sinew__contacts_find(sinew_world *world, bool color)
             memset(k->l.block_free, 0, (size_t)(s.count + SINEW__LANES - 1) / SINEW__LANES);
         }
     }
+    k->pending_segs = k->pending_count > 0 ? 1 : 0;
+    k->pending_start[0] = 0;
+    k->pending_run[0] = k->pending_count;
     // One kind of ball: the shares and frictions are the same for every contact (and set_response
     // would give each the same bits).
     float w, mu_s, mu_k;
@@ -576,27 +580,121 @@ void sinew__contacts_find(sinew_world *world, bool color)
     }
 }
 
+// Promotion over the workers: the pending runs are cut into pieces (PROMOTE_PIECE contacts or
+// more, fixed by the pending count), and a piece is promoted in two stages with a barrier
+// between: first each piece marks its contacts now within reach (hi = -INFINITY, pending ones hold
+// INFINITY) and counts them; then, with every piece's place among the promoted known, each piece
+// writes its promoted contacts there, in order, and closes up its waiting ones at its own start,
+// which become a run of their own. The promoted contacts and their order are those of one pass.
+#define PROMOTE_PIECE 2048
+#define PROMOTE_MIN_PIECES 8 // a task's least: under 16 pieces (32,768 pending contacts) one thread
+
+typedef struct promote_task {
+    sinew_world *world;
+    int first;                // where the promoted go in l.c
+    int32_t *start, *count;   // per piece: its place in pending, its contacts
+    int32_t *promoted, *at;   // per piece: how many it promotes, and from which place of l.c
+} promote_task;
+
+static void mark_pieces(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const promote_task *t = context;
+    const sinew__particles *p = &t->world->particles;
+    const float *restrict x = p->x, *restrict y = p->y;
+    sinew__distance *restrict pending = t->world->contacts.pending;
+    for (int q = start; q < end; ++q) {
+        int promoted = 0;
+        for (int m = t->start[q]; m < t->start[q] + t->count[q]; ++m) {
+            const sinew__distance c = pending[m];
+            const float dx = x[c.j] - x[c.i], dy = y[c.j] - y[c.i];
+            const bool near = within_reach(dx * dx + dy * dy, c.lo);
+            pending[m].hi = near ? -INFINITY : INFINITY;
+            promoted += near;
+        }
+        t->promoted[q] = promoted;
+    }
+}
+
+static void move_pieces(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const promote_task *t = context;
+    sinew__contacts *k = &t->world->contacts;
+    const sinew__particles *p = &t->world->particles;
+    sinew__distance *restrict pending = k->pending;
+    for (int q = start; q < end; ++q) {
+        int n = t->at[q], waiting = t->start[q];
+        for (int m = t->start[q]; m < t->start[q] + t->count[q]; ++m) {
+            sinew__distance c = pending[m];
+            if (c.hi < 0.0f) {
+                c.hi = INFINITY;
+                k->l.c[n] = c;
+                if (!k->one_material) {
+                    set_response(k, p, n);
+                }
+                n += 1;
+            } else {
+                pending[waiting++] = c;
+            }
+        }
+    }
+}
+
+// Cuts the pending runs into pieces of at most `piece` contacts, in order, into start and count
+// (as many as fit); returns how many there are.
+static int cut_pieces(const sinew__contacts *k, int piece, int32_t *start, int32_t *count)
+{
+    int pieces = 0;
+    for (int r = 0; r < k->pending_segs; ++r) {
+        const int run = k->pending_run[r];
+        for (int m = 0; m < run; m = run - m > piece ? m + piece : run) {
+            if (pieces < SINEW__PENDING_SEGS) {
+                start[pieces] = k->pending_start[r] + m;
+                count[pieces] = run - m < piece ? run - m : piece;
+            }
+            pieces += 1;
+        }
+    }
+    return pieces;
+}
+
 void sinew__contacts_promote(sinew_world *world)
 {
     sinew__contacts *k = &world->contacts;
-    const sinew__particles *p = &world->particles;
-    const float *restrict x = p->x, *restrict y = p->y;
-    sinew__distance *restrict pending = k->pending;
     const int first = k->l.count;
-    int n = first, waiting = 0;
-    for (int m = 0; m < k->pending_count; ++m) {
-        const sinew__distance c = pending[m];
-        const float dx = x[c.j] - x[c.i], dy = y[c.j] - y[c.i];
-        if (within_reach(dx * dx + dy * dy, c.lo)) {
-            k->l.c[n] = c;
-            if (!k->one_material) {
-                set_response(k, p, n);
-            }
-            n += 1;
-        } else {
-            pending[waiting++] = c;
+    if (k->pending_count == 0) {
+        return;
+    }
+    // The pieces: each run cut into pieces of `piece` contacts (its last one shorter); when that
+    // would make too many, each run is one piece (there are never more runs than pieces were).
+    int piece = (k->pending_count + SINEW__PENDING_SEGS / 2 - 1) / (SINEW__PENDING_SEGS / 2);
+    const int least = sinew__min_range(&world->tasks, PROMOTE_PIECE);
+    piece = piece > least ? piece : least;
+    int32_t start[SINEW__PENDING_SEGS], count[SINEW__PENDING_SEGS], promoted[SINEW__PENDING_SEGS],
+        at[SINEW__PENDING_SEGS];
+    int pieces = cut_pieces(k, piece, start, count);
+    if (pieces > SINEW__PENDING_SEGS) {
+        pieces = cut_pieces(k, INT32_MAX, start, count);
+    }
+    promote_task t = {world, first, start, count, promoted, at};
+    const int min_pieces = sinew__min_range(&world->tasks, PROMOTE_MIN_PIECES);
+    sinew__parallel_for(&world->tasks, mark_pieces, pieces, min_pieces, &t);
+    int n = first, runs = 0, waiting = 0;
+    for (int q = 0; q < pieces; ++q) {
+        at[q] = n;
+        n += promoted[q];
+        if (count[q] > promoted[q]) { // its waiting ones stay at its start
+            k->pending_start[runs] = start[q];
+            k->pending_run[runs] = count[q] - promoted[q];
+            waiting += k->pending_run[runs];
+            runs += 1;
         }
     }
+    if (n > first) { // (else no contact was marked)
+        sinew__parallel_for(&world->tasks, move_pieces, pieces, min_pieces, &t);
+    }
+    k->pending_segs = runs;
     k->pending_count = waiting;
     // The promoted contacts go one by one: no block they are in is marked independent.
     for (int b = first / SINEW__LANES; b < (n + SINEW__LANES - 1) / SINEW__LANES; ++b) {

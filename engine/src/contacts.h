@@ -5,6 +5,8 @@
 #include "links.h"
 #include "particles.h"
 
+#define SINEW__PENDING_SEGS 1024 // most runs of pending contacts (see sinew__contacts_promote)
+
 // Particle-particle contacts of the current sub-step: min-only links (lo = ri + rj), plus
 // friction. In Gauss-Seidel mode they are sorted by colour so that blocks are independent.
 typedef struct sinew__contacts {
@@ -18,7 +20,11 @@ typedef struct sinew__contacts {
     // solved until a later sub-step of the step brings them within it (sinew__contacts_promote).
     sinew__distance *found; // Gauss-Seidel: the colour sort keeps each one's colour in hi
     sinew__distance *pending; // in `found`
-    int pending_count;
+    int pending_count;        // in all: the pending contacts are the pending_segs runs below, in order
+    // The runs of `pending` that hold pending contacts: [start, start + count). One after a search;
+    // a promotion splits them (it compacts each piece it hands a worker in place).
+    int pending_segs;
+    int32_t pending_start[SINEW__PENDING_SEGS], pending_run[SINEW__PENDING_SEGS];
     // Per solved contact, set when found or promoted (set_response in contact.c): each end's
     // share of a response, and the pair's static and kinetic friction, in a block of their own
     // (as large as `block`) allocated only when needed: not when `one_material` (every colliding
