@@ -276,11 +276,43 @@ static void the_callback_can_stop_and_clip_and_the_filter_selects(void **state)
     sinew_world_destroy(w);
 }
 
+// A long ray past the rounded corner of a thin capsule (the fuzzer's case: the quadratic's root
+// puts the hit point only roughly at the radius from the corner), and tiny and huge vectors
+// through sinew_vec2_normalize: unit normals all the same.
+static void normals_stay_unit_at_extreme_scales(void **state)
+{
+    (void)state;
+    sinew_world *w = make_world(SINEW_SOLVER_GAUSS_SEIDEL);
+    sinew_collider_def cd = sinew_default_collider_def();
+    sinew_collider_id cap;
+    assert_int_equal(sinew_segment_collider_create(w, &cd, sinew_vec2_make(0.0f, 0.5f), sinew_vec2_make(133640.0f, 0.0166667f),
+                                                   0.001f, &cap),
+                     SINEW_OK);
+    sinew_ray_hit hit;
+    assert_int_equal(sinew_world_cast_ray(w, sinew_vec2_make(100.0f, -10.0f), sinew_vec2_make(204800.0f, -0.5f), NULL, &hit),
+                     SINEW_OK);
+    assert_true(hit.hit);
+    assert_true(fabsf(hit.normal.x * hit.normal.x + hit.normal.y * hit.normal.y - 1.0f) < 1e-5f);
+    sinew_world_destroy(w);
+    const sinew_vec2 v[] = {sinew_vec2_make(3e-30f, -4e-30f), sinew_vec2_make(1e-44f, 0.0f), sinew_vec2_make(3e30f, 4e30f),
+                            sinew_vec2_make(-3e38f, 3e38f), sinew_vec2_make(0.3f, -0.4f)};
+    for (int k = 0; k < 5; ++k) {
+        const sinew_vec2 n = sinew_vec2_normalize(v[k]);
+        assert_true(fabsf(n.x * n.x + n.y * n.y - 1.0f) < 1e-6f);
+        assert_true(n.x * v[k].x >= 0.0f && n.y * v[k].y >= 0.0f); // along v
+    }
+    const sinew_vec2 zero = sinew_vec2_normalize(sinew_vec2_make(0.0f, 0.0f));
+    const sinew_vec2 nan = sinew_vec2_normalize(sinew_vec2_make(NAN, 1.0f));
+    const sinew_vec2 inf = sinew_vec2_normalize(sinew_vec2_make(INFINITY, 1.0f));
+    assert_true(zero.x == 0.0f && zero.y == 0.0f && nan.x == 0.0f && nan.y == 0.0f && inf.x == 0.0f && inf.y == 0.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_closest_hit_matches_brute_force_on_random_scenes),
         cmocka_unit_test(the_callback_can_stop_and_clip_and_the_filter_selects),
+        cmocka_unit_test(normals_stay_unit_at_extreme_scales),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -516,7 +516,10 @@ bool sinew__collider_sweep(const sinew__collider *c, sinew_vec2 a, sinew_vec2 b,
         if (reach > SINEW__TINY_LENGTH && ray_circle(a, d, c->v[k], reach, &t) && t < best) {
             best = t;
             at = sinew_vec2_mul_add(a, t, d);
-            n = sinew_vec2_scale(sinew_vec2_sub(at, c->v[k]), 1.0f / reach);
+            // Along the corner to the hit point, normalised: a long sweep past a small corner puts
+            // the point only roughly at `reach` (the root of the quadratic loses digits).
+            n = sinew_vec2_normalize(sinew_vec2_sub(at, c->v[k]));
+            n = n.x != 0.0f || n.y != 0.0f ? n : sinew_vec2_normalize(sinew_vec2_scale(d, -1.0f));
         }
     }
     const int edges = m >= 2 ? m : 0; // a capsule has two faces: v0->v1 and v1->v0

@@ -60,9 +60,9 @@ static void cast(const sinew_world *world, sinew_vec2 o, sinew_vec2 d, const sin
                 h.particle = sinew_particle_id_at(world, i);
                 h.fraction = t;
                 h.point = sinew_vec2_mul_add(o, t, d);
-                const sinew_vec2 out = sinew_vec2_sub(h.point, sinew_vec2_make(p->x[i], p->y[i]));
-                const float len = sinew_vec2_length(out);
-                h.normal = len > 0.0f ? sinew_vec2_scale(out, 1.0f / len) : sinew_vec2_make(0.0f, 1.0f);
+                // (A particle so small that its squared radius underflows still gives a unit normal.)
+                const sinew_vec2 out = sinew_vec2_normalize(sinew_vec2_sub(h.point, sinew_vec2_make(p->x[i], p->y[i])));
+                h.normal = out.x != 0.0f || out.y != 0.0f ? out : sinew_vec2_make(0.0f, 1.0f);
                 limit = report(&h, ctx);
                 if (limit < 0.0f) {
                     return;

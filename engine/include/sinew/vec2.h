@@ -1,6 +1,7 @@
 // sinew: 2D vector math as static inline value functions (float).
 #pragma once
 
+#include <float.h>
 #include <math.h>
 
 #ifdef __cplusplus
@@ -39,11 +40,21 @@ static inline float sinew_vec2_distance(sinew_vec2 a, sinew_vec2 b) { return sin
 static inline sinew_vec2 sinew_vec2_lerp(sinew_vec2 a, sinew_vec2 b, float t) { return sinew_vec2_make(a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)); }
 /// Counter-clockwise perpendicular (-y, x).
 static inline sinew_vec2 sinew_vec2_perp(sinew_vec2 v) { return sinew_vec2_make(-v.y, v.x); }
-/// Unit vector along v, or (0, 0) when v has zero length.
+/// Unit vector along v, or (0, 0) when v is zero or not finite. A vector so short (or so long)
+/// that its squared length leaves float's normal range is scaled by its largest component first,
+/// so any other v gives a unit vector.
 static inline sinew_vec2 sinew_vec2_normalize(sinew_vec2 v)
 {
-    float len = sinew_vec2_length(v);
-    return len > 0.0f ? sinew_vec2_scale(v, 1.0f / len) : sinew_vec2_make(0.0f, 0.0f);
+    const float len2 = v.x * v.x + v.y * v.y;
+    if (len2 >= FLT_MIN && len2 <= FLT_MAX) {
+        return sinew_vec2_scale(v, 1.0f / sqrtf(len2));
+    }
+    const float ax = fabsf(v.x), ay = fabsf(v.y), m = ax > ay ? ax : ay;
+    if (!(m > 0.0f && m <= FLT_MAX && ax <= FLT_MAX && ay <= FLT_MAX)) { // zero, infinite or NaN
+        return sinew_vec2_make(0.0f, 0.0f);
+    }
+    const sinew_vec2 u = sinew_vec2_make(v.x / m, v.y / m); // (a division: 1 / m may overflow)
+    return sinew_vec2_scale(u, 1.0f / sqrtf(u.x * u.x + u.y * u.y));
 }
 /// True when both components are finite (not NaN, not infinite).
 static inline int sinew_vec2_is_finite(sinew_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
