@@ -1345,6 +1345,12 @@ static double estimate_contacts(const state *s)
         return 0.0;
     }
     const int samples = v.count < 64 ? v.count : 64;
+    // The search keeps the pairs within 1.1 (r_i + r_j) plus twice its motion margin, which is at
+    // most half the largest radius: those pending pairs cost memory and work too.
+    float max_r = 0.0f;
+    for (int j = 0; j < v.count; ++j) {
+        max_r = v.radius[j] > max_r ? v.radius[j] : max_r;
+    }
     double overlaps = 0.0;
     for (int k = 0; k < samples; ++k) {
         const int i = (int)((long long)k * v.count / samples);
@@ -1352,7 +1358,7 @@ static double estimate_contacts(const state *s)
             continue;
         }
         for (int j = 0; j < v.count; ++j) {
-            const float dx = v.x[j] - v.x[i], dy = v.y[j] - v.y[i], reach = v.radius[i] + v.radius[j];
+            const float dx = v.x[j] - v.x[i], dy = v.y[j] - v.y[i], reach = 1.1f * (v.radius[i] + v.radius[j]) + max_r;
             if (j != i && (v.flags[j] & SINEW_PARTICLE_COLLIDES) && dx * dx + dy * dy <= reach * reach) {
                 overlaps += 1.0;
             }
