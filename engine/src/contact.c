@@ -587,7 +587,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
 // writes its promoted contacts there, in order, and closes up its waiting ones at its own start,
 // which become a run of their own. The promoted contacts and their order are those of one pass.
 #define PROMOTE_PIECE 2048
-#define PROMOTE_MIN_PIECES 8 // a task's least: under 16 pieces (32,768 pending contacts) one thread
+#define PROMOTE_MIN_PIECES 2 // a task's least: under 4 pieces (8,192 pending contacts) one thread
 
 typedef struct promote_task {
     sinew_world *world;

@@ -717,7 +717,7 @@ static int reset_escaped(sinew__particles *p, bool pack)
 // Threads: the per-particle passes in items of PARTICLE_ITEM particles (a multiple of the vector
 // width, so every item runs the vector loops as the whole array would), each particle on its own.
 #define PARTICLE_ITEM 1024
-#define PARTICLE_MIN_ITEMS 16
+#define PARTICLE_MIN_ITEMS 4 // a task's least: under 8 items (8,192 particles) a pass runs on one thread
 
 typedef struct particle_task {
     sinew_world *world;
