@@ -591,7 +591,6 @@ void sinew__contacts_find(sinew_world *world, bool color)
 
 typedef struct promote_task {
     sinew_world *world;
-    int first;                // where the promoted go in l.c
     int32_t *start, *count;   // per piece: its place in pending, its contacts
     int32_t *promoted, *at;   // per piece: how many it promotes, and from which place of l.c
 } promote_task;
@@ -668,16 +667,14 @@ void sinew__contacts_promote(sinew_world *world)
     }
     // The pieces: each run cut into pieces of `piece` contacts (its last one shorter); when that
     // would make too many, each run is one piece (there are never more runs than pieces were).
-    int piece = (k->pending_count + SINEW__PENDING_SEGS / 2 - 1) / (SINEW__PENDING_SEGS / 2);
-    const int least = sinew__min_range(&world->tasks, PROMOTE_PIECE);
-    piece = piece > least ? piece : least;
+    const int piece = sinew__item_size(&world->tasks, k->pending_count, PROMOTE_PIECE, SINEW__PENDING_SEGS / 2);
     int32_t start[SINEW__PENDING_SEGS], count[SINEW__PENDING_SEGS], promoted[SINEW__PENDING_SEGS],
         at[SINEW__PENDING_SEGS];
     int pieces = cut_pieces(k, piece, start, count);
     if (pieces > SINEW__PENDING_SEGS) {
         pieces = cut_pieces(k, INT32_MAX, start, count);
     }
-    promote_task t = {world, first, start, count, promoted, at};
+    promote_task t = {world, start, count, promoted, at};
     const int min_pieces = sinew__min_range(&world->tasks, PROMOTE_MIN_PIECES);
     sinew__parallel_for(&world->tasks, mark_pieces, pieces, min_pieces, &t);
     int n = first, runs = 0, waiting = 0;

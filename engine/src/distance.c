@@ -536,9 +536,7 @@ void sinew__distances_tear(sinew_world *world)
     if (d->tearable == 0 || d->l.count == 0) {
         return;
     }
-    int item_links = (d->l.count + TEAR_ITEMS - 1) / TEAR_ITEMS;
-    const int least = sinew__min_range(&world->tasks, TEAR_ITEM_LINKS);
-    item_links = item_links > least ? item_links : least;
+    const int item_links = sinew__item_size(&world->tasks, d->l.count, TEAR_ITEM_LINKS, TEAR_ITEMS);
     const int items = (d->l.count + item_links - 1) / item_links;
     bool torn[TEAR_ITEMS];
     tear_task t = {world, item_links, torn};

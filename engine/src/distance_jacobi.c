@@ -357,30 +357,30 @@ static void item_segments(const sinew__distances *d, int P, const uint32_t **fir
 }
 
 // A piece of a segment: places m .. m + len - 1 of a run, whose i ends (or j ends) are particles
-// q .. q + len - 1.
+// q .. q + len - 1; the run's offset j - i.
 typedef struct piece {
-    int q, m, len;
+    int q, m, len, offset;
     bool j_end;
 } piece;
 #define MAX_PIECES (2 * (ITEM_PARTICLES / SINEW__CHUNK + 2))
 
 // The pieces of segment g in the order one thread meets them: chunk after chunk of its run, in
-// each chunk the i ends before the j ends. Returns how many.
-static int segment_pieces(const sinew__distances *d, const uint32_t *g, piece *out)
+// each chunk the i ends before the j ends (with `j_ends` false, only the i ends). Returns how many.
+SINEW_FORCE_INLINE int segment_pieces(const sinew__distances *d, const uint32_t *g, bool j_ends, piece *out)
 {
     const sinew__run run = d->runs[g[0]];
-    const int ia = (int)g[1], ib = (int)g[2], ja = (int)g[3], jb = (int)g[4];
+    const int ia = (int)g[1], ib = (int)g[2], ja = j_ends ? (int)g[3] : 0, jb = j_ends ? (int)g[4] : 0;
     int ci = ia < ib ? ia / SINEW__CHUNK : INT32_MAX, cj = ja < jb ? ja / SINEW__CHUNK : INT32_MAX, n = 0;
     while (ci != INT32_MAX || cj != INT32_MAX) {
         const int c = ci < cj ? ci : cj, lo = c * SINEW__CHUNK, hi = lo + SINEW__CHUNK;
         if (ci == c) {
             const int a = ia > lo ? ia : lo, b = ib < hi ? ib : hi;
-            out[n++] = (piece){run.i + a, run.first + a, b - a, false};
+            out[n++] = (piece){run.i + a, run.first + a, b - a, run.offset, false};
             ci = hi < ib ? c + 1 : INT32_MAX;
         }
         if (cj == c) {
             const int a = ja > lo ? ja : lo, b = jb < hi ? jb : hi;
-            out[n++] = (piece){run.i + run.offset + a, run.first + a, b - a, true};
+            out[n++] = (piece){run.i + run.offset + a, run.first + a, b - a, run.offset, true};
             cj = hi < jb ? c + 1 : INT32_MAX;
         }
     }
@@ -393,89 +393,45 @@ typedef struct jacobi_task {
     bool soft, scattered;
 } jacobi_task;
 
-// Prepare, stage 1: the step and activity (kept in active) of the links whose i end is in the items.
-SINEW_FORCE_INLINE void steps_kernel(const jacobi_task *t, int start, int end, bool soft)
+// Prepare, stage 1: the step and activity (kept in active) of an i piece's links.
+SINEW_FORCE_INLINE void steps_piece(const jacobi_task *t, piece c, bool soft)
 {
-    sinew_world *world = t->world;
-    const float *x = world->particles.x, *y = world->particles.y, *w = world->particles.w;
-    sinew__distances *d = &world->distances;
-    for (int P = start; P < end; ++P) {
-        const uint32_t *g, *g_end;
-        item_segments(d, P, &g, &g_end);
-        for (; g < g_end; g += SEGMENT) {
-            const sinew__run run = d->runs[g[0]];
-            for (int k0 = (int)g[1]; k0 < (int)g[2]; k0 += SINEW__CHUNK) {
-                const int len = (int)g[2] - k0 < SINEW__CHUNK ? (int)g[2] - k0 : SINEW__CHUNK;
-                const int m = run.first + k0, i0 = run.i + k0, j0 = i0 + run.offset;
-                float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK];
-                for (int l = 0; l < len && soft; ++l) {
-                    const uint32_t k = d->order[m + l];
-                    stiffness[l] = d->l.soft[k].stiffness;
-                    compliance[l] = d->l.soft[k].compliance;
-                    d->step_lambda[m + l] = d->l.lambda[k];
-                }
-                prepare_chunk(len, &x[i0], &y[i0], &x[j0], &y[j0], &w[i0], &w[j0], &d->jlo[m], &d->jhi[m], stiffness,
-                              compliance, &d->step_lambda[m], &d->step_x[m], &d->step_y[m], &d->active[m], t->inv_h2,
-                              soft);
-            }
-        }
+    const float *x = t->world->particles.x, *y = t->world->particles.y, *w = t->world->particles.w;
+    sinew__distances *d = &t->world->distances;
+    const int m = c.m, i0 = c.q, j0 = c.q + c.offset;
+    float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK];
+    for (int l = 0; l < c.len && soft; ++l) {
+        const uint32_t k = d->order[m + l];
+        stiffness[l] = d->l.soft[k].stiffness;
+        compliance[l] = d->l.soft[k].compliance;
+        d->step_lambda[m + l] = d->l.lambda[k];
     }
+    prepare_chunk(c.len, &x[i0], &y[i0], &x[j0], &y[j0], &w[i0], &w[j0], &d->jlo[m], &d->jhi[m], stiffness, compliance,
+                  &d->step_lambda[m], &d->step_x[m], &d->step_y[m], &d->active[m], t->inv_h2, soft);
 }
 
-SINEW_FORCE_INLINE void steps_items(const jacobi_task *t, int start, int end)
-{
-    if (t->soft) {
-        steps_kernel(t, start, end, true);
-    } else {
-        steps_kernel(t, start, end, false);
-    }
-}
-
-// Prepare, stage 2: the active links counted at their ends in the items' particles.
-SINEW_FORCE_INLINE void counts_items(const jacobi_task *t, int start, int end)
-{
-    const sinew__distances *d = &t->world->distances;
-    float *n = t->world->particles.inv_n;
-    for (int P = start; P < end; ++P) {
-        const uint32_t *g, *g_end;
-        item_segments(d, P, &g, &g_end);
-        for (; g < g_end; g += SEGMENT) {
-            piece pc[MAX_PIECES];
-            const int count = segment_pieces(d, g, pc);
-            for (int k = 0; k < count; ++k) {
-                add_counts(pc[k].len, &n[pc[k].q], &d->active[pc[k].m]);
-            }
-        }
-    }
-}
-
-// Gather, stage 1: the term t s (xj - xi) (kept in step_x, step_y) and lambda's part of the links
-// whose i end is in the items.
-SINEW_FORCE_INLINE void terms_items(const jacobi_task *t, int start, int end)
+// Gather, stage 1: the term t s (xj - xi) (kept in step_x, step_y) and lambda's part of an i
+// piece's links.
+SINEW_FORCE_INLINE void terms_piece(const jacobi_task *t, piece c, bool soft)
 {
     const float *inv_n = t->world->particles.inv_n;
     sinew__distances *d = &t->world->distances;
-    for (int P = start; P < end; ++P) {
-        const uint32_t *g, *g_end;
-        item_segments(d, P, &g, &g_end);
-        for (; g < g_end; g += SEGMENT) {
-            const sinew__run run = d->runs[g[0]];
-            for (int k0 = (int)g[1]; k0 < (int)g[2]; k0 += SINEW__CHUNK) {
-                const int len = (int)g[2] - k0 < SINEW__CHUNK ? (int)g[2] - k0 : SINEW__CHUNK;
-                const int m = run.first + k0, i0 = run.i + k0, j0 = i0 + run.offset;
-                float f[SINEW__CHUNK];
-                factor_chunk(len, &inv_n[i0], &inv_n[j0], &d->step_x[m], &d->step_y[m], f);
-                for (int l = 0; l < len && t->soft; ++l) { // lambda takes the part of its step that is applied
-                    const uint32_t k = d->order[m + l];
-                    d->l.lambda[k] += t->omega * f[l] * (d->step_lambda[m + l] - d->l.lambda[k]);
-                }
-            }
-        }
+    const int m = c.m;
+    float f[SINEW__CHUNK];
+    factor_chunk(c.len, &inv_n[c.q], &inv_n[c.q + c.offset], &d->step_x[m], &d->step_y[m], f);
+    for (int l = 0; l < c.len && soft; ++l) { // lambda takes the part of its step that is applied
+        const uint32_t k = d->order[m + l];
+        d->l.lambda[k] += t->omega * f[l] * (d->step_lambda[m + l] - d->l.lambda[k]);
     }
 }
 
-// Gather, stage 2: the terms summed into the items' particles, which then move.
-SINEW_FORCE_INLINE void sums_items(const jacobi_task *t, int start, int end)
+typedef enum stage { STEPS, COUNTS, TERMS, SUMS } stage;
+
+// One stage over items [start, end): the first stages (STEPS, TERMS) work on the links whose i
+// end is in an item (its i pieces); the second (COUNTS, SUMS) add into the item's particles from
+// all its pieces, in order, and SUMS then moves them. `s` and `soft` are constants where this is
+// inlined, so each stage compiles to its own loop.
+SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, stage s, bool soft)
 {
     sinew__particles *p = &t->world->particles;
     const sinew__distances *d = &t->world->distances;
@@ -484,19 +440,55 @@ SINEW_FORCE_INLINE void sums_items(const jacobi_task *t, int start, int end)
         item_segments(d, P, &g, &g_end);
         for (; g < g_end; g += SEGMENT) {
             piece pc[MAX_PIECES];
-            const int count = segment_pieces(d, g, pc);
+            const int count = segment_pieces(d, g, s == COUNTS || s == SUMS, pc);
             for (int k = 0; k < count; ++k) {
                 const piece c = pc[k];
-                if (c.j_end) {
+                if (s == STEPS) {
+                    steps_piece(t, c, soft);
+                } else if (s == TERMS) {
+                    terms_piece(t, c, soft);
+                } else if (s == COUNTS) {
+                    add_counts(c.len, &p->inv_n[c.q], &d->active[c.m]);
+                } else if (s == SUMS && c.j_end) {
                     subtract_terms(c.len, &p->jacobi_x[c.q], &p->jacobi_y[c.q], &d->step_x[c.m], &d->step_y[c.m]);
-                } else {
+                } else if (s == SUMS) {
                     add_terms(c.len, &p->jacobi_x[c.q], &p->jacobi_y[c.q], &d->step_x[c.m], &d->step_y[c.m]);
                 }
             }
         }
-        const int q0 = P * d->seg_item, q1 = q0 + d->seg_item < p->count ? q0 + d->seg_item : p->count;
-        apply_sums(p, q0, q1, t->omega, t->scattered);
+        if (s == SUMS) {
+            const int q0 = P * d->seg_item, q1 = q0 + d->seg_item < p->count ? q0 + d->seg_item : p->count;
+            apply_sums(p, q0, q1, t->omega, t->scattered);
+        }
     }
+}
+
+SINEW_FORCE_INLINE void steps_items(const jacobi_task *t, int start, int end)
+{
+    if (t->soft) {
+        stage_items(t, start, end, STEPS, true);
+    } else {
+        stage_items(t, start, end, STEPS, false);
+    }
+}
+
+SINEW_FORCE_INLINE void counts_items(const jacobi_task *t, int start, int end)
+{
+    stage_items(t, start, end, COUNTS, false);
+}
+
+SINEW_FORCE_INLINE void terms_items(const jacobi_task *t, int start, int end)
+{
+    if (t->soft) {
+        stage_items(t, start, end, TERMS, true);
+    } else {
+        stage_items(t, start, end, TERMS, false);
+    }
+}
+
+SINEW_FORCE_INLINE void sums_items(const jacobi_task *t, int start, int end)
+{
+    stage_items(t, start, end, SUMS, false);
 }
 
 SINEW_FORCE_INLINE void prepare_kernel(sinew_world *world, float inv_h2)

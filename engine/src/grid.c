@@ -55,12 +55,6 @@ typedef struct grid_task {
     int nx, ny, m;
 } grid_task;
 
-static int grid_item(const sinew_world *world, int n)
-{
-    const int least = (n + GRID_ITEMS - 1) / GRID_ITEMS, item = sinew__min_range(&world->tasks, GRID_ITEM);
-    return least > item ? least : item;
-}
-
 static void merge_bounds(grid_bounds *b, const grid_bounds *o)
 {
     b->minx = o->minx < b->minx ? o->minx : b->minx;
@@ -149,13 +143,13 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     sinew__particles *p = &world->particles;
     sinew__grid *g = &world->grid;
     const int n = p->count;
-    grid_task t = {world, grid_item(world, n), NULL, 0.0f, 0.0f, 0.0f, 0, 0, 0};
+    grid_task t = {world, sinew__item_size(&world->tasks, n, GRID_ITEM, GRID_ITEMS), NULL, 0.0f, 0.0f, 0.0f, 0, 0, 0};
     const int items = (n + t.item - 1) / t.item;
     grid_bounds part[GRID_ITEMS];
     t.part = part;
     sinew__parallel_for(&world->tasks, bounds_items, items, sinew__min_range(&world->tasks, GRID_MIN_ITEMS), &t);
     grid_bounds b = {INFINITY, INFINITY, -INFINITY, -INFINITY, 0.0f, INFINITY, INFINITY, -INFINITY, -INFINITY, 0};
-    for (int k = 0; k < items; ++k) { // min and max: exact in any order
+    for (int k = 0; k < items; ++k) { // in item order: the minima and maxima one pass finds
         merge_bounds(&b, &part[k]);
     }
     float minx = b.minx, miny = b.miny, maxx = b.maxx, maxy = b.maxy, maxr = b.maxr;

@@ -614,9 +614,7 @@ static void error_items(int start, int end, int worker, void *context)
 int sinew__links_error(const sinew_world *world, const sinew__links *d, float beyond, float *max_error, double *sum_sq)
 {
     const int blocks = (d->count + SINEW__LANES - 1) / SINEW__LANES;
-    int item_blocks = (blocks + ERROR_ITEMS - 1) / ERROR_ITEMS;
-    const int least = sinew__min_range(&world->tasks, ERROR_ITEM_BLOCKS);
-    item_blocks = item_blocks > least ? item_blocks : least;
+    const int item_blocks = sinew__item_size(&world->tasks, blocks, ERROR_ITEM_BLOCKS, ERROR_ITEMS);
     const int items = (blocks + item_blocks - 1) / item_blocks;
     error_part part[ERROR_ITEMS];
     error_task t = {world, d, beyond, item_blocks, part};

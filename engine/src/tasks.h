@@ -22,6 +22,15 @@ static inline int sinew__min_range(const sinew__tasks *t, int engine_min)
     return m > 0 ? m : 1;
 }
 
+// The size of a stage's items over `count` things: at least `least` (divided by the tests'
+// grain), and large enough that there are at most `most` of them. It depends on the count, never
+// on the workers, so the items' partial results are the same at any worker count.
+static inline int sinew__item_size(const sinew__tasks *t, int count, int least, int most)
+{
+    const int need = (count + most - 1) / most, floor = sinew__min_range(t, least);
+    return need > floor ? need : floor;
+}
+
 // From the def (already checked): the built-in pool's threads start here.
 sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def);
 sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int workers);
