@@ -324,7 +324,7 @@ static uint64_t cell_bound(const sinew__grid *g, int c)
 
 #define SEARCH_BANDS_MAX 256       // bands of cells a parallel search is cut into, at most
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
-#define SEARCH_PARALLEL_MIN 32768  // particles under which the search runs on one thread (see docs/threads.md)
+#define SEARCH_PARALLEL_MIN 8192  // particles under which the search runs on one thread (see docs/threads.md)
 
 typedef struct band_search {
     sinew_world *world;
@@ -348,8 +348,11 @@ static void band_task(int start, int end, int worker, void *context)
 // The search over bands of cells (about SEARCH_BAND_PARTICLES particles each) at once, each into
 // its own stretch of `found`, then closed up into l.c (and the two arrays swapped): the same
 // contacts in the same order as one thread finds. A band's room is its candidate pairs times the
-// share of candidates that were contacts in the last search, plus a quarter and a margin; a band
-// that outgrows it goes on, after the others, on this thread, past all the stretches. False
+// share of candidates that were contacts in the last search, plus a quarter and a margin, or as
+// much as the arrays hold as they are when that is less: the arrays grow only when the contacts
+// need it, as on one thread (growing them for a guess, by half at a time, left a 10,000-ball pile
+// 379 bytes a particle with workers against 235 without). A band that outgrows its room goes on,
+// on this thread, as the stretches are closed up. False
 // (nothing found) when the room cannot be had, or when the world is crowded into a few cells
 // (more than 32 candidates a particle, where a pile has 4 to 18: one thread, growing as it goes,
 // is the safer there).
@@ -365,58 +368,79 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates)
     }
     band_search t;
     t.world = world;
-    const double share = 1.25 * k->hit_share;
-    const int margin = sinew__min_range(tasks, 4 * SINEW__LANES); // (tests shrink it, to run out of room)
-    uint64_t room = 0u, band_bound = 0u;
+    uint64_t bound[SEARCH_BANDS_MAX]; // each band's candidate pairs
+    uint64_t band_bound = 0u;
     uint32_t band_particles = 0u;
     int bands = 0;
     *candidates = 0u;
     t.cell[0] = 0;
-    t.first[0] = 0;
     for (int c = 0; c < cells; ++c) {
         band_bound += cell_bound(g, c);
         band_particles += g->cell_start[c + 1] - g->cell_start[c];
         if (band_particles >= (uint32_t)per_band || c + 1 == cells) {
-            const uint64_t guess = (uint64_t)((double)band_bound * share) + (uint64_t)margin;
-            room += (guess < band_bound ? guess : band_bound) + SINEW__LANES; // vector writes go 8 at a time
+            bound[bands] = band_bound;
             *candidates += band_bound;
             bands += 1;
             t.cell[bands] = c + 1;
-            t.first[bands] = (int)(room < INT32_MAX ? room : INT32_MAX); // (used only when the room fits)
             band_bound = 0u;
             band_particles = 0u;
         }
     }
-    if (bands < 2 || *candidates > 32u * (uint64_t)g->sorted_count + 4096u || room > INT32_MAX / 4 ||
-        !reserve(world, 0, (int)room)) {
+    if (bands < 2 || *candidates > 32u * (uint64_t)g->sorted_count + 4096u) {
+        return false;
+    }
+    // Each band's room: its candidates times the share and 1 + slack, plus the fixed margins.
+    const int margin = sinew__min_range(tasks, 4 * SINEW__LANES); // (tests shrink it, to run out of room)
+    const double share = k->hit_share;
+    const double fixed = (double)bands * (double)(margin + SINEW__LANES);
+    const double expected = (double)*candidates * share;
+    double slack = 0.25;
+    if (expected * (1.0 + slack) + fixed > (double)k->capacity) {
+        // What the arrays hold as they are, at most: they grow only when the scan needs it.
+        slack = expected > 0.0 ? ((double)k->capacity - fixed) / expected * 0.999 - 1.0 : 0.0;
+        slack = slack < -1.0 ? -1.0 : slack;
+    }
+    uint64_t room = 0u;
+    t.first[0] = 0;
+    for (int b = 0; b < bands; ++b) {
+        const uint64_t guess = (uint64_t)((double)bound[b] * share * (1.0 + slack)) + (uint64_t)margin;
+        room += (guess < bound[b] ? guess : bound[b]) + SINEW__LANES; // vector writes go 8 at a time
+        t.first[b + 1] = (int)(room < INT32_MAX ? room : INT32_MAX); // (used only when the room fits)
+    }
+    if (room > INT32_MAX / 4 || !reserve(world, 0, (int)room)) {
         return false;
     }
     sinew__parallel_for(tasks, band_task, bands, 1, &t);
-    // Bands that ran out of room go on, one after the other, past the stretches (growing the
-    // arrays, which keep what lies before).
-    int tail = t.first[bands], tail_first[SEARCH_BANDS_MAX];
+    // Closed up into l.c, which becomes the found array (`found` becomes l.c): a band that ran out
+    // of room goes on there, on this thread, from where it stopped, within the arrays as they are
+    // (less what the later bands found); if they are too small for it, the scan goes on from
+    // there to the last cell, growing them (which keeps what lies before), and the later bands'
+    // stretches are not used.
+    sinew__distance *stretches = k->found;
+    k->found = k->l.c;
+    k->l.c = stretches;
+    int later = 0; // what the bands after the current one found
     for (int b = 0; b < bands; ++b) {
-        tail_first[b] = tail;
-        if (t.stop[b].c >= 0) {
-            scan_place none;
-            tail = find_cells(world, t.stop[b], t.cell[b + 1], tail, -1, &none);
-        }
+        later += t.end[b] - t.first[b];
     }
-    // Closed up into l.c, as large as `found`, which becomes the found array.
-    sinew__distance *found = k->found, *out = k->l.c;
     int m = 0;
     for (int b = 0; b < bands; ++b) {
-        const int here = t.end[b] - t.first[b], after = (b + 1 < bands ? tail_first[b + 1] : tail) - tail_first[b];
+        const int here = t.end[b] - t.first[b];
         if (here > 0) {
-            memcpy(out + m, found + t.first[b], sizeof(sinew__distance) * (size_t)here);
+            memcpy(k->found + m, stretches + t.first[b], sizeof(sinew__distance) * (size_t)here);
         }
-        if (after > 0) {
-            memcpy(out + m + here, found + tail_first[b], sizeof(sinew__distance) * (size_t)after);
+        m += here;
+        later -= here;
+        if (t.stop[b].c >= 0) {
+            scan_place full;
+            m = find_cells(world, t.stop[b], t.cell[b + 1], m, k->capacity - later, &full);
+            if (full.c >= 0) {
+                scan_place none;
+                m = find_cells(world, full, cells, m, -1, &none);
+                break;
+            }
         }
-        m += here + after;
     }
-    k->found = out;
-    k->l.c = found;
     *count = m;
     return true;
 }
