@@ -332,11 +332,12 @@ static void span_task_soft(int start, int end, int worker, void *context)
 #define SPAN_MIN_BLOCKS 32 // blocks a task takes at least (sinew__min_range); a span under twice this runs inline
 // The contacts' spans are found again at every search, and each span of a sweep ends in a barrier:
 // a second thread pays for that only when the sweeps are long and many. Contacts spread from
-// blocks x sub-steps x iterations of SPREAD_MIN_CONTACT_WORK on. Measured on AMD EPYC (2 vCPUs), ms per
-// step at 1 and 2 workers before this threshold: piles of 3,000 balls at 4 x 1 (1,090 contact
-// blocks: 4,360) 0.54 / 0.60; 10,000 at 4 x 1 (14,400) 1.45 / 1.52; 20,000 at 4 x 1 (28,800)
-// 1.98 / 2.10; 3,000 at 8 x 4 (34,900) 1.84 / 1.64; 40,000 at 4 x 1 (58,000) 5.38 / 5.02.
-#define SPREAD_MIN_CONTACT_WORK 32768
+// blocks x sub-steps x iterations of SPREAD_MIN_CONTACT_WORK on. Measured on AMD EPYC (2 vCPUs),
+// two workers, alternating runs against a threshold of 32,768 (taken while workers slept between
+// jobs): piles at 4 x 1 of 2,000 balls (about 700 contact blocks: 2,800) 14% faster, 3,000 13%,
+// 10,000 25%, 20,000 26%, 100,000 (120 steps, falling) 2.5%; a threshold of 1,024 made the
+// 1,000-ball pile 2% slower (6 of 6 pairs), and 2,048 leaves it on one thread.
+#define SPREAD_MIN_CONTACT_WORK 2048
 // And any links from this many blocks on: a rope of 1,000 links (125 blocks) gained nothing from a
 // second worker (0.049 / 0.050 ms), a 40 x 40 cloth (about 760 blocks) did (0.187 / 0.172).
 #define SPREAD_MIN_BLOCKS 256
