@@ -332,7 +332,36 @@ typedef struct band_search {
     int first[SEARCH_BANDS_MAX + 1]; // where each band writes in `found` (and the end of its room)
     int end[SEARCH_BANDS_MAX];       // where it stopped
     scan_place stop[SEARCH_BANDS_MAX]; // where its room ran out (c = -1: it did not)
+    uint64_t bound[SEARCH_BANDS_MAX];  // its candidate pairs
 } band_search;
+
+static void bound_task(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    band_search *t = context;
+    for (int b = start; b < end; ++b) {
+        uint64_t sum = 0u;
+        for (int c = t->cell[b]; c < t->cell[b + 1]; ++c) {
+            sum += cell_bound(&t->world->grid, c);
+        }
+        t->bound[b] = sum;
+    }
+}
+
+// The first cell whose particles start at or after place q of `sorted` (cells when none).
+static int cell_at(const sinew__grid *g, uint32_t q)
+{
+    int lo = 0, hi = g->nx * g->ny;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (g->cell_start[mid] < q) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
 
 static void band_task(int start, int end, int worker, void *context)
 {
@@ -366,25 +395,21 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates)
     if (g->sorted_count / per_band >= SEARCH_BANDS_MAX) {
         per_band = g->sorted_count / (SEARCH_BANDS_MAX - 1) + 1;
     }
+    // Bands start at the cells where every per_band-th particle lies (found by bisection), and
+    // their candidate pairs are counted over the workers.
     band_search t;
     t.world = world;
-    uint64_t bound[SEARCH_BANDS_MAX]; // each band's candidate pairs
-    uint64_t band_bound = 0u;
-    uint32_t band_particles = 0u;
-    int bands = 0;
-    *candidates = 0u;
+    const int bands = (g->sorted_count + per_band - 1) / per_band;
     t.cell[0] = 0;
-    for (int c = 0; c < cells; ++c) {
-        band_bound += cell_bound(g, c);
-        band_particles += g->cell_start[c + 1] - g->cell_start[c];
-        if (band_particles >= (uint32_t)per_band || c + 1 == cells) {
-            bound[bands] = band_bound;
-            *candidates += band_bound;
-            bands += 1;
-            t.cell[bands] = c + 1;
-            band_bound = 0u;
-            band_particles = 0u;
-        }
+    for (int b = 1; b < bands; ++b) {
+        t.cell[b] = cell_at(g, (uint32_t)b * (uint32_t)per_band);
+    }
+    t.cell[bands] = cells;
+    sinew__parallel_for(tasks, bound_task, bands, sinew__min_range(tasks, 8), &t);
+    uint64_t *bound = t.bound;
+    *candidates = 0u;
+    for (int b = 0; b < bands; ++b) {
+        *candidates += bound[b];
     }
     if (bands < 2 || *candidates > 32u * (uint64_t)g->sorted_count + 4096u) {
         return false;
