@@ -71,7 +71,7 @@ static bool find_plane(const sinew__particles *p, int i, float moved, const sine
 // some collider is not a half-plane (nothing is marked).
 // Particles per item of the marking pass over the workers, and the fewest items a task takes.
 #define MARK_ITEM 1024
-#define MARK_MIN_ITEMS 16
+#define MARK_MIN_ITEMS 4 // (under 8 items, 8,192 particles, one thread: as the other particle passes)
 
 typedef struct mark_task {
     sinew_world *world;
