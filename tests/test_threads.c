@@ -189,6 +189,43 @@ static void a_crowd_found_at_once_gives_the_same_state(void **state)
     assert_true(crowd_run(3, &bytes[1]) == one);
 }
 
+// Bands of 128 particles (the tests' grain of 8): the contacts fit their bands' room once the
+// shares are known, and the bands split them into kept and waiting ones at once. The same state
+// as one thread's, in both modes.
+static uint64_t banded_run(sinew_solver_mode mode, int workers, int64_t *splits)
+{
+    sinew_world_def wd = sinew_default_world_def();
+    wd.workers = workers;
+    wd.solver.mode = mode;
+    wd.solver.iterations = 2;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    w->tasks.grain = 8;
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 2000;
+    pd.radius_min = 0.3f; // (mixed sizes)
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    for (int s = 0; s < 120; ++s) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+    }
+    const uint64_t h = hash_positions(w);
+    *splits = w->contacts.band_splits;
+    sinew_world_destroy(w);
+    return h;
+}
+
+static void bands_that_split_their_contacts_give_the_same_state(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        int64_t splits = 0;
+        const uint64_t one = banded_run((sinew_solver_mode)mode, 1, &splits);
+        assert_true(splits == 0);
+        assert_true(banded_run((sinew_solver_mode)mode, 2, &splits) == one);
+        assert_true(splits > 0);
+    }
+}
+
 // The parallel search's room is what the arrays hold already, unless the contacts need more: a
 // 10,000-ball pile holds about as many bytes with workers as on one thread (growing the arrays
 // for a guess once left it 237 bytes a particle against 196 after 100 steps, and 379 against 235
@@ -318,6 +355,7 @@ int main(void)
         cmocka_unit_test(a_cloth_that_collides_with_nothing_spreads_over_workers),
         cmocka_unit_test(tears_and_statistics_are_the_same_at_any_count),
         cmocka_unit_test(a_crowd_found_at_once_gives_the_same_state),
+        cmocka_unit_test(bands_that_split_their_contacts_give_the_same_state),
         cmocka_unit_test(the_parallel_search_holds_what_one_thread_holds),
         cmocka_unit_test(bad_thread_settings_are_refused),
         cmocka_unit_test(loads_and_clones_keep_the_state_at_any_count),

@@ -322,17 +322,29 @@ static uint64_t cell_bound(const sinew__grid *g, int c)
     return k * here - k * (k + 1u) / 2u + k * above;
 }
 
-#define SEARCH_BANDS_MAX 256       // bands of cells a parallel search is cut into, at most
+// Whether a pair at squared distance d2 whose radii sum to `sum` is within the contact reach:
+// the test of a search with no margin, shared by the split and the promotion.
+SINEW_FORCE_INLINE bool within_reach(float d2, float sum)
+{
+    const float reach = sum * SINEW__CONTACT_REACH;
+    return d2 < reach * reach;
+}
+
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
 #define SEARCH_PARALLEL_MIN 8192  // particles under which the search runs on one thread (see docs/threads.md)
 
 typedef struct band_search {
     sinew_world *world;
-    int cell[SEARCH_BANDS_MAX + 1];  // band b: cells [cell[b], cell[b + 1])
-    int first[SEARCH_BANDS_MAX + 1]; // where each band writes in `found` (and the end of its room)
-    int end[SEARCH_BANDS_MAX];       // where it stopped
-    scan_place stop[SEARCH_BANDS_MAX]; // where its room ran out (c = -1: it did not)
-    uint64_t bound[SEARCH_BANDS_MAX];  // its candidate pairs
+    int cell[SINEW__SEARCH_BANDS_MAX + 1];  // band b: cells [cell[b], cell[b + 1])
+    int first[SINEW__SEARCH_BANDS_MAX + 1]; // where each band writes in `found` (and the end of its room)
+    int end[SINEW__SEARCH_BANDS_MAX];       // where it stopped
+    scan_place stop[SINEW__SEARCH_BANDS_MAX]; // where its room ran out (c = -1: it did not)
+    uint64_t bound[SINEW__SEARCH_BANDS_MAX];  // its candidate pairs
+    int kept[SINEW__SEARCH_BANDS_MAX];        // of those it found, how many are within reach
+    // The split: band b writes its kept contacts from to[kept_at[b]] on, its waiting ones from
+    // to[waiting_at[b]] on.
+    sinew__distance *to;
+    int kept_at[SINEW__SEARCH_BANDS_MAX], waiting_at[SINEW__SEARCH_BANDS_MAX];
 } band_search;
 
 static void bound_task(int start, int end, int worker, void *context)
@@ -368,32 +380,64 @@ static void band_task(int start, int end, int worker, void *context)
     (void)worker;
     band_search *t = context;
     const uint32_t *cell_start = t->world->grid.cell_start;
+    const sinew__distance *found = t->world->contacts.found;
     for (int b = start; b < end; ++b) {
         const scan_place from = {t->cell[b], cell_start[t->cell[b]]};
         t->end[b] = find_cells(t->world, from, t->cell[b + 1], t->first[b], t->first[b + 1], &t->stop[b]);
+        int kept = 0;
+        for (int m = t->first[b]; m < t->end[b]; ++m) { // (while the stretch is in this core's cache)
+            kept += within_reach(found[m].hi, found[m].lo);
+        }
+        t->kept[b] = kept;
+    }
+}
+
+// Each band's contacts, kept and waiting (as split_pending writes them), to their places in `to`.
+static void split_task(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    band_search *t = context;
+    const sinew__distance *restrict found = t->world->contacts.found;
+    sinew__distance *restrict to = t->to;
+    for (int b = start; b < end; ++b) {
+        int kept = t->kept_at[b], waiting = t->waiting_at[b];
+        for (int m = t->first[b]; m < t->end[b]; ++m) {
+            sinew__distance c = found[m];
+            const bool near = within_reach(c.hi, c.lo);
+            c.hi = INFINITY;
+            to[near ? kept : waiting] = c;
+            kept += near;
+            waiting += !near;
+        }
     }
 }
 
 // The search over bands of cells (about SEARCH_BAND_PARTICLES particles each) at once, each into
-// its own stretch of `found`, then closed up into l.c (and the two arrays swapped): the same
-// contacts in the same order as one thread finds. A band's room is its candidate pairs times the
-// share of candidates that were contacts in the last search, plus a quarter and a margin, or as
-// much as the arrays hold as they are when that is less: the arrays grow only when the contacts
-// need it, as on one thread (growing them for a guess, by half at a time, left a 10,000-ball pile
-// 379 bytes a particle with workers against 235 without). A band that outgrows its room goes on,
-// on this thread, as the stretches are closed up. False
-// (nothing found) when the room cannot be had, or when the world is crowded into a few cells
-// (more than 32 candidates a particle, where a pile has 4 to 18: one thread, growing as it goes,
-// is the safer there).
-static bool find_bands(sinew_world *world, int *count, uint64_t *candidates)
+// its own stretch of `found`: the same contacts in the same order as one thread finds. A band's
+// room is its candidate pairs times the share of them that were contacts in the last search (its
+// own share when the bands were cut alike, else the whole search's), plus a quarter and a margin,
+// or as much as the arrays hold as they are when that is less: the arrays grow only when the
+// contacts need it, as on one thread (growing them for a guess, by half at a time, left a
+// 10,000-ball pile 379 bytes a particle with workers against 235 without).
+// When every band's contacts fit its room, the bands then split them at once, each writing its
+// kept ones and its waiting ones at their places in l.c (kept ones first, waiting ones after
+// them, as split_pending would), and l.c becomes the found array: *split is set. Else they are
+// closed up into l.c (which becomes the found array) on this thread, and a band that outgrew its
+// room goes on there from where it stopped, within the arrays as they are (less what the later
+// bands found); if they are too small for it, the scan goes on from there to the last cell,
+// growing them (which keeps what lies before), and the later bands' stretches are not used.
+// False (nothing found) when the room cannot be had, or when the world is crowded into a few
+// cells (more than 32 candidates a particle, where a pile has 4 to 18: one thread, growing as it
+// goes, is the safer there).
+static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, bool *split)
 {
     const sinew__grid *g = &world->grid;
     sinew__contacts *k = &world->contacts;
     sinew__tasks *tasks = &world->tasks;
     const int cells = g->nx * g->ny;
     int per_band = sinew__min_range(tasks, SEARCH_BAND_PARTICLES);
-    if (g->sorted_count / per_band >= SEARCH_BANDS_MAX) {
-        per_band = g->sorted_count / (SEARCH_BANDS_MAX - 1) + 1;
+    if (g->sorted_count / per_band >= SINEW__SEARCH_BANDS_MAX) {
+        per_band = g->sorted_count / (SINEW__SEARCH_BANDS_MAX - 1) + 1;
     }
     // Bands start at the cells where every per_band-th particle lies (found by bisection), and
     // their candidate pairs are counted over the workers.
@@ -406,19 +450,21 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates)
     }
     t.cell[bands] = cells;
     sinew__parallel_for(tasks, bound_task, bands, sinew__min_range(tasks, 8), &t);
-    uint64_t *bound = t.bound;
     *candidates = 0u;
     for (int b = 0; b < bands; ++b) {
-        *candidates += bound[b];
+        *candidates += t.bound[b];
     }
     if (bands < 2 || *candidates > 32u * (uint64_t)g->sorted_count + 4096u) {
         return false;
     }
-    // Each band's room: its candidates times the share and 1 + slack, plus the fixed margins.
+    // Each band's room: its candidates times its share and 1 + slack, plus the fixed margins.
+    const bool own = k->band_per == per_band && k->bands == bands; // cut as last time: its own share
     const int margin = sinew__min_range(tasks, 4 * SINEW__LANES); // (tests shrink it, to run out of room)
-    const double share = k->hit_share;
     const double fixed = (double)bands * (double)(margin + SINEW__LANES);
-    const double expected = (double)*candidates * share;
+    double expected = 0.0;
+    for (int b = 0; b < bands; ++b) {
+        expected += (double)t.bound[b] * (own ? k->band_share[b] : k->hit_share);
+    }
     double slack = 0.25;
     if (expected * (1.0 + slack) + fixed > (double)k->capacity) {
         // What the arrays hold as they are, at most: they grow only when the scan needs it.
@@ -428,29 +474,54 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates)
     uint64_t room = 0u;
     t.first[0] = 0;
     for (int b = 0; b < bands; ++b) {
-        const uint64_t guess = (uint64_t)((double)bound[b] * share * (1.0 + slack)) + (uint64_t)margin;
-        room += (guess < bound[b] ? guess : bound[b]) + SINEW__LANES; // vector writes go 8 at a time
+        const double share = own ? k->band_share[b] : k->hit_share;
+        const uint64_t guess = (uint64_t)((double)t.bound[b] * share * (1.0 + slack)) + (uint64_t)margin;
+        room += (guess < t.bound[b] ? guess : t.bound[b]) + SINEW__LANES; // vector writes go 8 at a time
         t.first[b + 1] = (int)(room < INT32_MAX ? room : INT32_MAX); // (used only when the room fits)
     }
     if (room > INT32_MAX / 4 || !reserve(world, 0, (int)room)) {
         return false;
     }
     sinew__parallel_for(tasks, band_task, bands, 1, &t);
-    // Closed up into l.c, which becomes the found array (`found` becomes l.c): a band that ran out
-    // of room goes on there, on this thread, from where it stopped, within the arrays as they are
-    // (less what the later bands found); if they are too small for it, the scan goes on from
-    // there to the last cell, growing them (which keeps what lies before), and the later bands'
-    // stretches are not used.
+    bool outgrown = false;
+    for (int b = 0; b < bands; ++b) {
+        outgrown |= t.stop[b].c >= 0;
+    }
     sinew__distance *stretches = k->found;
     k->found = k->l.c;
     k->l.c = stretches;
+    k->bands = bands;
+    k->band_per = per_band;
+    int m = 0;
+    if (!outgrown) {
+        // Every band's kept ones, then every band's waiting ones, in band order.
+        int kept = 0, all = 0;
+        for (int b = 0; b < bands; ++b) {
+            t.kept_at[b] = kept;
+            kept += t.kept[b];
+            all += t.end[b] - t.first[b];
+        }
+        for (int b = 0, waiting = kept; b < bands; ++b) {
+            t.waiting_at[b] = waiting;
+            waiting += t.end[b] - t.first[b] - t.kept[b];
+            k->band_share[b] = t.bound[b] > 0u ? (float)((double)(t.end[b] - t.first[b]) / (double)t.bound[b]) : 0.0f;
+        }
+        t.to = k->found;
+        k->found = stretches; // (split_task reads the stretches)
+        sinew__parallel_for(tasks, split_task, bands, 1, &t);
+        k->found = t.to;
+        k->pending_count = all - kept;
+        k->band_splits += 1;
+        *split = true;
+        *count = kept;
+        return true;
+    }
     int later = 0; // what the bands after the current one found
     for (int b = 0; b < bands; ++b) {
         later += t.end[b] - t.first[b];
     }
-    int m = 0;
     for (int b = 0; b < bands; ++b) {
-        const int here = t.end[b] - t.first[b];
+        const int here = t.end[b] - t.first[b], at = m;
         if (here > 0) {
             memcpy(k->found + m, stretches + t.first[b], sizeof(sinew__distance) * (size_t)here);
         }
@@ -462,42 +533,41 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates)
             if (full.c >= 0) {
                 scan_place none;
                 m = find_cells(world, full, cells, m, -1, &none);
+                k->bands = 0; // (the later bands' shares are not known)
                 break;
             }
         }
+        k->band_share[b] = t.bound[b] > 0u ? (float)((double)(m - at) / (double)t.bound[b]) : 0.0f;
     }
+    *split = false;
     *count = m;
     return true;
 }
 
 // Finds every pair within reach (with the motion margin) into `found`, in the order of the scan
 // of the cells: with workers by bands of cells (find_bands), else, or when that fails, on one
-// thread. Either way the same contacts in the same order.
-static int find_all(sinew_world *world)
+// thread. Either way the same contacts in the same order; *split is set when find_bands split
+// them already (see there).
+static int find_all(sinew_world *world, bool *split)
 {
     const sinew__grid *g = &world->grid;
     sinew__contacts *k = &world->contacts;
     const scan_place all = {0, 0u};
     scan_place none;
+    *split = false;
     if (world->tasks.workers > 1 && g->sorted_count >= sinew__min_range(&world->tasks, SEARCH_PARALLEL_MIN)) {
         int count = 0;
         uint64_t candidates = 0u;
-        if (!find_bands(world, &count, &candidates)) {
+        if (!find_bands(world, &count, &candidates, split)) {
             count = find_cells(world, all, g->nx * g->ny, 0, -1, &none);
+            k->bands = 0;
         }
         // The share for the next search's room (it moves the room and the work, never the result).
-        k->hit_share = candidates > 0u ? (float)((double)count / (double)candidates) : 1.0f;
+        const int found = *split ? count + k->pending_count : count;
+        k->hit_share = candidates > 0u ? (float)((double)found / (double)candidates) : 1.0f;
         return count;
     }
     return find_cells(world, all, g->nx * g->ny, 0, -1, &none);
-}
-
-// Whether a pair at squared distance d2 whose radii sum to `sum` is within the contact reach:
-// the test of a search with no margin, shared by the split and the promotion.
-SINEW_FORCE_INLINE bool within_reach(float d2, float sum)
-{
-    const float reach = sum * SINEW__CONTACT_REACH;
-    return d2 < reach * reach;
 }
 
 // Keeps, in order, the found contacts already within the contact reach (what a search with no
@@ -583,13 +653,16 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
-    search s = {find_all(world)};
+    bool split = false;
+    search s = {find_all(world, &split)};
     if (color) {
         // The kept ones stay at the front of `found` and the pending ones go to l.c for a moment,
-        // then after them, so that the colour sort can write l.c.
-        s.count = split_pending(k, s.count, k->found, k->l.c);
+        // then after them, so that the colour sort can write l.c (find_all's split leaves them so).
+        if (!split) {
+            s.count = split_pending(k, s.count, k->found, k->l.c);
+        }
         k->pending = s.count > 0 ? k->found + s.count : k->found; // (no arithmetic on a NULL found)
-        if (k->pending_count > 0) {
+        if (!split && k->pending_count > 0) {
             memcpy(k->pending, k->l.c, sizeof(sinew__distance) * (size_t)k->pending_count);
         }
         k->l.count = s.count;
@@ -597,7 +670,16 @@ void sinew__contacts_find(sinew_world *world, bool color)
         sort_by_color(world);
         refresh_spans(world, 0);
     } else { // Jacobi: the order does not matter; the kept ones go straight to l.c.
-        s.count = split_pending(k, s.count, k->l.c, k->found);
+        if (!split) {
+            s.count = split_pending(k, s.count, k->l.c, k->found);
+        } else { // (the kept ones are at the front of `found`, the pending ones after them)
+            sinew__distance *kept = k->found;
+            k->found = k->l.c;
+            k->l.c = kept;
+            if (k->pending_count > 0) {
+                memcpy(k->found, kept + s.count, sizeof(sinew__distance) * (size_t)k->pending_count);
+            }
+        }
         k->pending = k->found;
         k->l.count = s.count;
         if (s.count > 0) {

@@ -6,6 +6,7 @@
 #include "particles.h"
 
 #define SINEW__PENDING_SEGS 1024 // most runs of pending contacts (see sinew__contacts_promote)
+#define SINEW__SEARCH_BANDS_MAX 256 // bands of cells a parallel search is cut into, at most (contact.c)
 
 // Particle-particle contacts of the current sub-step: min-only links (lo = ri + rj), plus
 // friction. In Gauss-Seidel mode they are sorted by colour so that blocks are independent.
@@ -35,9 +36,13 @@ typedef struct sinew__contacts {
     float *share_i, *share_j, *mu_s, *mu_k;
     bool one_material;
     float one_share, one_mu_s, one_mu_k;
-    // Of the pairs the last search with workers tested, the share that were contacts: the room a
-    // parallel search gives each band (it sizes memory and work, never changes a result).
+    // Of the pairs the last search with workers tested, the share that were contacts, in all and
+    // per band of cells (`bands` bands of `band_per` particles; 0: not known): the room a parallel
+    // search gives each band (it sizes memory and work, never changes a result).
     float hit_share;
+    int bands, band_per;
+    float band_share[SINEW__SEARCH_BANDS_MAX];
+    int64_t band_splits; // searches whose bands split their contacts too (all fit): for the tests
 } sinew__contacts;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.
