@@ -393,6 +393,8 @@ static void band_task(int start, int end, int worker, void *context)
 }
 
 // Each band's contacts, kept and waiting (as split_pending writes them), to their places in `to`.
+// One write a contact: split_pending's second, unconditional one would land past the band's run,
+// in the next band's.
 static void split_task(int start, int end, int worker, void *context)
 {
     (void)worker;
