@@ -330,6 +330,33 @@ SINEW_FORCE_INLINE bool within_reach(float d2, float sum)
     return d2 < reach * reach;
 }
 
+// How many of found contacts [m0, m1) are within reach (hi holding the squared distance).
+static int count_within(const sinew__distance *restrict found, int m0, int m1)
+{
+    int kept = 0;
+    for (int m = m0; m < m1; ++m) {
+        kept += within_reach(found[m].hi, found[m].lo);
+    }
+    return kept;
+}
+
+// Found contacts [m0, m1) to `to`, in order: those within reach from place `kept` on, the others
+// from place `waiting` on, each with hi set to infinity (as split_pending writes them). One write
+// a contact: split_pending's second, unconditional one would land past this run's places, in
+// another's, which another worker may be writing.
+static void split_run(const sinew__distance *restrict found, int m0, int m1, sinew__distance *restrict to, int kept,
+                      int waiting)
+{
+    for (int m = m0; m < m1; ++m) {
+        sinew__distance c = found[m];
+        const bool near = within_reach(c.hi, c.lo);
+        c.hi = INFINITY;
+        to[near ? kept : waiting] = c;
+        kept += near;
+        waiting += !near;
+    }
+}
+
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
 #define SEARCH_PARALLEL_MIN 8192  // particles under which the search runs on one thread (see docs/threads.md)
 
@@ -384,33 +411,17 @@ static void band_task(int start, int end, int worker, void *context)
     for (int b = start; b < end; ++b) {
         const scan_place from = {t->cell[b], cell_start[t->cell[b]]};
         t->end[b] = find_cells(t->world, from, t->cell[b + 1], t->first[b], t->first[b + 1], &t->stop[b]);
-        int kept = 0;
-        for (int m = t->first[b]; m < t->end[b]; ++m) { // (while the stretch is in this core's cache)
-            kept += within_reach(found[m].hi, found[m].lo);
-        }
-        t->kept[b] = kept;
+        t->kept[b] = count_within(found, t->first[b], t->end[b]); // (while the stretch is in this core's cache)
     }
 }
 
-// Each band's contacts, kept and waiting (as split_pending writes them), to their places in `to`.
-// One write a contact: split_pending's second, unconditional one would land past the band's run,
-// in the next band's.
+// Each band's contacts, kept and waiting, to their places in `to`.
 static void split_task(int start, int end, int worker, void *context)
 {
     (void)worker;
     band_search *t = context;
-    const sinew__distance *restrict found = t->world->contacts.found;
-    sinew__distance *restrict to = t->to;
     for (int b = start; b < end; ++b) {
-        int kept = t->kept_at[b], waiting = t->waiting_at[b];
-        for (int m = t->first[b]; m < t->end[b]; ++m) {
-            sinew__distance c = found[m];
-            const bool near = within_reach(c.hi, c.lo);
-            c.hi = INFINITY;
-            to[near ? kept : waiting] = c;
-            kept += near;
-            waiting += !near;
-        }
+        split_run(t->world->contacts.found, t->first[b], t->end[b], t->to, t->kept_at[b], t->waiting_at[b]);
     }
 }
 
@@ -594,6 +605,73 @@ static int split_pending(sinew__contacts *k, int count, sinew__distance *kept_ou
     return kept;
 }
 
+// The split over the workers, when the search did not split its contacts: in items of
+// SPLIT_ITEM contacts or more (at most SPLIT_ITEMS, fixed by the count alone), each item counts
+// its kept ones, then writes them and its waiting ones at their places in l.c, kept ones first;
+// l.c then becomes the found array, as find_bands' own split leaves it. Returns how many were kept.
+#define SPLIT_ITEM 4096
+#define SPLIT_ITEMS 64
+#define SPLIT_MIN_ITEMS 2 // a task's least: under 4 items (16,384 contacts) split_pending runs
+
+typedef struct split_items {
+    const sinew__distance *found;
+    sinew__distance *to;
+    int count, size;
+    int kept[SPLIT_ITEMS], kept_at[SPLIT_ITEMS], waiting_at[SPLIT_ITEMS];
+} split_items;
+
+static void count_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    split_items *t = context;
+    for (int q = start; q < end; ++q) {
+        const int m0 = q * t->size, m1 = t->count - m0 < t->size ? t->count : m0 + t->size;
+        t->kept[q] = count_within(t->found, m0, m1);
+    }
+}
+
+static void write_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    split_items *t = context;
+    for (int q = start; q < end; ++q) {
+        const int m0 = q * t->size, m1 = t->count - m0 < t->size ? t->count : m0 + t->size;
+        split_run(t->found, m0, m1, t->to, t->kept_at[q], t->waiting_at[q]);
+    }
+}
+
+// Whether the split of `count` found contacts goes over the workers (split_items).
+static bool split_spreads(const sinew__tasks *tasks, int count)
+{
+    const int size = sinew__item_size(tasks, count, SPLIT_ITEM, SPLIT_ITEMS);
+    return tasks->workers > 1 && (count + size - 1) / size >= 2 * sinew__min_range(tasks, SPLIT_MIN_ITEMS);
+}
+
+static int split_items_spread(sinew_world *world, int count)
+{
+    sinew__contacts *k = &world->contacts;
+    split_items t;
+    t.found = k->found;
+    t.to = k->l.c;
+    t.count = count;
+    t.size = sinew__item_size(&world->tasks, count, SPLIT_ITEM, SPLIT_ITEMS);
+    const int items = (count + t.size - 1) / t.size, least = sinew__min_range(&world->tasks, SPLIT_MIN_ITEMS);
+    sinew__parallel_for(&world->tasks, count_items, items, least, &t);
+    int kept = 0;
+    for (int q = 0; q < items; ++q) {
+        t.kept_at[q] = kept;
+        kept += t.kept[q];
+    }
+    for (int q = 0; q < items; ++q) {
+        t.waiting_at[q] = kept + q * t.size - t.kept_at[q];
+    }
+    sinew__parallel_for(&world->tasks, write_items, items, least, &t);
+    k->l.c = k->found;
+    k->found = t.to;
+    k->pending_count = count - kept;
+    return kept;
+}
+
 // What the response pass needs of solved contact m and stays fixed over the step: each end's
 // share of a change (w_i / (w_i + w_j)), and the frictions, kept as square roots per particle so
 // that the pair's is the product.
@@ -657,6 +735,10 @@ void sinew__contacts_find(sinew_world *world, bool color)
     }
     bool split = false;
     search s = {find_all(world, &split)};
+    if (!split && split_spreads(&world->tasks, s.count)) {
+        s.count = split_items_spread(world, s.count);
+        split = true;
+    }
     if (color) {
         // The kept ones stay at the front of `found` and the pending ones go to l.c for a moment,
         // then after them, so that the colour sort can write l.c (find_all's split leaves them so).
