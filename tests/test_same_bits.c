@@ -78,9 +78,7 @@ static uint64_t pile(sinew_solver_mode mode, bool simd)
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 600;
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-    for (int s = 0; s < 150; ++s) {
-        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-    }
+    step_world(w, 150);
     const uint64_t h = state_hash(w);
     sinew_world_destroy(w);
     return h;
@@ -96,9 +94,7 @@ static uint64_t cloth(sinew_solver_mode mode, bool simd)
     assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
     sinew_collider_def col = sinew_default_collider_def();
     assert_int_equal(sinew_circle_collider_create(w, &col, sinew_vec2_make(1.0f, -1.5f), 0.7f, NULL), SINEW_OK);
-    for (int s = 0; s < 150; ++s) {
-        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-    }
+    step_world(w, 150);
     const uint64_t h = state_hash(w);
     sinew_world_destroy(w);
     return h;

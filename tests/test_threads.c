@@ -10,15 +10,32 @@
 #include "world_internal.h"
 
 
-// A pile and a cloth over it, both solver modes: distances, contacts, collider contacts.
-static sinew_world *scene(sinew_solver_mode mode, int workers)
+// A world of the default def in solver `mode` with `workers` workers, whose stages hand out
+// `grain` times smaller items than the engine's (1: the engine's own).
+static sinew_world *threaded_world(sinew_solver_mode mode, int workers, int grain)
 {
     sinew_world_def wd = sinew_default_world_def();
     wd.solver.mode = mode;
     wd.workers = workers;
     sinew_world *w = NULL;
     assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-    w->tasks.grain = 1000; // small scenes: hand out ranges of one item, so that every stage splits
+    w->tasks.grain = grain;
+    return w;
+}
+
+// The world's solver with other sub-steps and iterations.
+static void set_steps(sinew_world *w, int substeps, int iterations)
+{
+    sinew_solver_def sd = sinew_world_get_solver(w);
+    sd.substeps = substeps;
+    sd.iterations = iterations;
+    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+}
+
+// A pile and a cloth over it, both solver modes: distances, contacts, collider contacts.
+static sinew_world *scene(sinew_solver_mode mode, int workers)
+{
+    sinew_world *w = threaded_world(mode, workers, 1000); // small scenes: every stage splits
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 400;
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
@@ -65,17 +82,11 @@ static void a_cloth_that_collides_with_nothing_spreads_over_workers(void **state
     (void)state;
     uint64_t hashes[2];
     for (int workers = 1; workers <= 2; ++workers) {
-        sinew_world_def wd = sinew_default_world_def();
-        wd.workers = workers;
-        sinew_world *w = NULL;
-        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-        w->tasks.grain = 1000;
+        sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1000);
         sinew_cloth_def cd = sinew_default_cloth_def();
         cd.columns = cd.rows = 30;
         assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
-        for (int s = 0; s < 30; ++s) {
-            assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-        }
+        step_world(w, 30);
         assert_null(w->particles.colors);
         assert_true((w->particles.span_mark != NULL) == (workers > 1));
         assert_true(w->distances.l.spans_valid == (workers > 1));
@@ -91,12 +102,8 @@ static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull;
 
 static uint64_t tearing_run(sinew_solver_mode mode, int workers)
 {
-    sinew_world_def wd = sinew_default_world_def();
-    wd.solver.mode = mode;
-    wd.workers = workers;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-    w->tasks.grain = 1000; // items of a few links: the strains and the statistics split over the workers
+    // Items of a few links: the strains and the statistics split over the workers.
+    sinew_world *w = threaded_world(mode, workers, 1000);
     sinew_cloth_def cd = sinew_default_cloth_def();
     cd.columns = cd.rows = 24;
     cd.tear_ratio = 1.3f;
@@ -159,23 +166,17 @@ static void tears_and_statistics_are_the_same_at_any_count(void **state)
 // search has no share to size its bands by, so they run out of room, go on as they are closed up,
 // and, as the contacts outgrow the arrays, the scan goes on on one thread, growing them. The same
 // state as one thread's.
-static uint64_t crowd_run(int workers, size_t *bytes)
+static uint64_t crowd_run(int workers)
 {
-    sinew_world_def wd = sinew_default_world_def();
-    wd.workers = workers;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-    w->tasks.grain = 1000; // bands of a particle or two: every path of the band search runs
+    // Bands of a particle or two: every path of the band search runs.
+    sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1000);
     for (int k = 0; k < 40 * 40; ++k) {
         sinew_particle_def pd = sinew_default_particle_def();
         pd.position = sinew_vec2_make(0.18f * (float)(k % 40), 1.0f + 0.18f * (float)(k / 40));
         assert_int_equal(sinew_particle_create(w, &pd, NULL), SINEW_OK);
     }
-    for (int s = 0; s < 20; ++s) {
-        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-    }
+    step_world(w, 20);
     const uint64_t h = hash_positions(w);
-    *bytes = sinew_world_byte_count(w);
     sinew_world_destroy(w);
     return h;
 }
@@ -183,10 +184,9 @@ static uint64_t crowd_run(int workers, size_t *bytes)
 static void a_crowd_found_at_once_gives_the_same_state(void **state)
 {
     (void)state;
-    size_t bytes[2];
-    const uint64_t one = crowd_run(1, &bytes[0]);
-    assert_true(crowd_run(2, &bytes[1]) == one);
-    assert_true(crowd_run(3, &bytes[1]) == one);
+    const uint64_t one = crowd_run(1);
+    assert_true(crowd_run(2) == one);
+    assert_true(crowd_run(3) == one);
 }
 
 // Bands of 128 particles (the tests' grain of 8): the contacts fit their bands' room once the
@@ -194,20 +194,13 @@ static void a_crowd_found_at_once_gives_the_same_state(void **state)
 // as one thread's, in both modes.
 static uint64_t banded_run(sinew_solver_mode mode, int workers, int64_t *splits)
 {
-    sinew_world_def wd = sinew_default_world_def();
-    wd.workers = workers;
-    wd.solver.mode = mode;
-    wd.solver.iterations = 2;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-    w->tasks.grain = 8;
+    sinew_world *w = threaded_world(mode, workers, 8);
+    set_steps(w, sinew_default_solver_def().substeps, 2);
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 2000;
     pd.radius_min = 0.3f; // (mixed sizes)
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-    for (int s = 0; s < 120; ++s) {
-        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-    }
+    step_world(w, 120);
     const uint64_t h = hash_positions(w);
     *splits = w->contacts.band_splits;
     sinew_world_destroy(w);
@@ -236,18 +229,12 @@ static void the_parallel_search_holds_what_one_thread_holds(void **state)
     size_t bytes[2];
     uint64_t hashes[2];
     for (int workers = 1; workers <= 2; ++workers) {
-        sinew_world_def wd = sinew_default_world_def();
-        wd.workers = workers;
-        wd.solver.substeps = 4;
-        wd.solver.iterations = 1;
-        sinew_world *w = NULL;
-        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+        sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1);
+        set_steps(w, 4, 1);
         sinew_pile_def pd = sinew_default_pile_def();
         pd.count = 10000;
         assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-        for (int s = 0; s < 100; ++s) {
-            assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-        }
+        step_world(w, 100);
         bytes[workers - 1] = sinew_world_byte_count(w);
         hashes[workers - 1] = hash_positions(w);
         sinew_world_destroy(w);
@@ -287,9 +274,7 @@ static void loads_and_clones_keep_the_state_at_any_count(void **state)
 {
     (void)state;
     sinew_world *w = scene(SINEW_SOLVER_GAUSS_SEIDEL, 3);
-    for (int s = 0; s < 30; ++s) {
-        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-    }
+    step_world(w, 30);
     const size_t n = sinew_world_save_size(w);
     void *buf = malloc(n);
     assert_non_null(buf);

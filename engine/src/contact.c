@@ -357,6 +357,20 @@ static void split_run(const sinew__distance *restrict found, int m0, int m1, sin
     }
 }
 
+// Of `candidates` pairs tested, the share that `found` contacts are (0 when none were tested).
+static float share_of(int found, uint64_t candidates)
+{
+    return candidates > 0u ? (float)((double)found / (double)candidates) : 0.0f;
+}
+
+// The found array and l.c trade places (both hold `capacity` contacts).
+static void swap_found(sinew__contacts *k)
+{
+    sinew__distance *found = k->found;
+    k->found = k->l.c;
+    k->l.c = found;
+}
+
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
 #define SEARCH_PARALLEL_MIN 8192  // particles under which the search runs on one thread (see docs/threads.md)
 
@@ -500,14 +514,10 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, boo
     for (int b = 0; b < bands; ++b) {
         outgrown |= t.stop[b].c >= 0;
     }
-    sinew__distance *stretches = k->found;
-    k->found = k->l.c;
-    k->l.c = stretches;
     k->bands = bands;
     k->band_per = per_band;
-    int m = 0;
     if (!outgrown) {
-        // Every band's kept ones, then every band's waiting ones, in band order.
+        // Every band's kept ones, then every band's waiting ones, in band order, into l.c.
         int kept = 0, all = 0;
         for (int b = 0; b < bands; ++b) {
             t.kept_at[b] = kept;
@@ -517,18 +527,20 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, boo
         for (int b = 0, waiting = kept; b < bands; ++b) {
             t.waiting_at[b] = waiting;
             waiting += t.end[b] - t.first[b] - t.kept[b];
-            k->band_share[b] = t.bound[b] > 0u ? (float)((double)(t.end[b] - t.first[b]) / (double)t.bound[b]) : 0.0f;
+            k->band_share[b] = share_of(t.end[b] - t.first[b], t.bound[b]);
         }
-        t.to = k->found;
-        k->found = stretches; // (split_task reads the stretches)
+        t.to = k->l.c;
         sinew__parallel_for(tasks, split_task, bands, 1, &t);
-        k->found = t.to;
+        swap_found(k);
         k->pending_count = all - kept;
         k->band_splits += 1;
         *split = true;
         *count = kept;
         return true;
     }
+    sinew__distance *stretches = k->found;
+    swap_found(k);
+    int m = 0;
     int later = 0; // what the bands after the current one found
     for (int b = 0; b < bands; ++b) {
         later += t.end[b] - t.first[b];
@@ -550,7 +562,7 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, boo
                 break;
             }
         }
-        k->band_share[b] = t.bound[b] > 0u ? (float)((double)(m - at) / (double)t.bound[b]) : 0.0f;
+        k->band_share[b] = share_of(m - at, t.bound[b]);
     }
     *split = false;
     *count = m;
@@ -577,7 +589,7 @@ static int find_all(sinew_world *world, bool *split)
         }
         // The share for the next search's room (it moves the room and the work, never the result).
         const int found = *split ? count + k->pending_count : count;
-        k->hit_share = candidates > 0u ? (float)((double)found / (double)candidates) : 1.0f;
+        k->hit_share = candidates > 0u ? share_of(found, candidates) : 1.0f;
         return count;
     }
     return find_cells(world, all, g->nx * g->ny, 0, -1, &none);
@@ -671,8 +683,7 @@ static int split_items_spread(sinew_world *world, int count)
         t.waiting_at[q] = kept + q * t.size - t.kept_at[q];
     }
     sinew__parallel_for(&world->tasks, write_items, items, least, &t);
-    k->l.c = k->found;
-    k->found = t.to;
+    swap_found(k);
     k->pending_count = count - kept;
     return kept;
 }
@@ -762,11 +773,9 @@ void sinew__contacts_find(sinew_world *world, bool color)
         if (!split) {
             s.count = split_pending(k, s.count, k->l.c, k->found);
         } else { // (the kept ones are at the front of `found`, the pending ones after them)
-            sinew__distance *kept = k->found;
-            k->found = k->l.c;
-            k->l.c = kept;
+            swap_found(k);
             if (k->pending_count > 0) {
-                memcpy(k->found, kept + s.count, sizeof(sinew__distance) * (size_t)k->pending_count);
+                memcpy(k->found, k->l.c + s.count, sizeof(sinew__distance) * (size_t)k->pending_count);
             }
         }
         k->pending = k->found;

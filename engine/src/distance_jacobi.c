@@ -463,32 +463,15 @@ SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, st
     }
 }
 
-SINEW_FORCE_INLINE void steps_items(const jacobi_task *t, int start, int end)
+// A stage compiled apart for soft links (the steps and terms use their compliance) and for the
+// others; `s` is a constant in each task below, so one of the two calls remains.
+SINEW_FORCE_INLINE void stage_compiled(const jacobi_task *t, int start, int end, stage s)
 {
-    if (t->soft) {
-        stage_items(t, start, end, STEPS, true);
+    if (t->soft && (s == STEPS || s == TERMS)) {
+        stage_items(t, start, end, s, true);
     } else {
-        stage_items(t, start, end, STEPS, false);
+        stage_items(t, start, end, s, false);
     }
-}
-
-SINEW_FORCE_INLINE void counts_items(const jacobi_task *t, int start, int end)
-{
-    stage_items(t, start, end, COUNTS, false);
-}
-
-SINEW_FORCE_INLINE void terms_items(const jacobi_task *t, int start, int end)
-{
-    if (t->soft) {
-        stage_items(t, start, end, TERMS, true);
-    } else {
-        stage_items(t, start, end, TERMS, false);
-    }
-}
-
-SINEW_FORCE_INLINE void sums_items(const jacobi_task *t, int start, int end)
-{
-    stage_items(t, start, end, SUMS, false);
 }
 
 SINEW_FORCE_INLINE void prepare_kernel(sinew_world *world, float inv_h2)
@@ -530,29 +513,29 @@ SINEW__AVX2 static void gather_avx2(sinew_world *world, float omega, bool scatte
 #endif
 
 // The stages as tasks, compiled for the baseline and, on x86-64, for AVX2 (as the passes are).
-#define STAGE_TASKS(stage)                                                                           \
+#define STAGE_TASKS(stage, which)                                                                    \
     static void stage##_portable(int start, int end, int worker, void *context)                      \
     {                                                                                                \
         (void)worker;                                                                                \
-        stage##_items(context, start, end);                                                          \
+        stage_compiled(context, start, end, which);                                                  \
     }                                                                                                \
-    STAGE_AVX2(stage)
+    STAGE_AVX2(stage, which)
 #if SINEW__X86
-#define STAGE_AVX2(stage)                                                                            \
+#define STAGE_AVX2(stage, which)                                                                     \
     SINEW__AVX2 static void stage##_avx2(int start, int end, int worker, void *context)              \
     {                                                                                                \
         (void)worker;                                                                                \
-        stage##_items(context, start, end);                                                          \
+        stage_compiled(context, start, end, which);                                                  \
     }
 #define STAGE_FN(world, stage) ((world)->avx2 ? stage##_avx2 : stage##_portable)
 #else
-#define STAGE_AVX2(stage)
+#define STAGE_AVX2(stage, which)
 #define STAGE_FN(world, stage) (stage##_portable)
 #endif
-STAGE_TASKS(steps)
-STAGE_TASKS(counts)
-STAGE_TASKS(terms)
-STAGE_TASKS(sums)
+STAGE_TASKS(steps, STEPS)
+STAGE_TASKS(counts, COUNTS)
+STAGE_TASKS(terms, TERMS)
+STAGE_TASKS(sums, SUMS)
 
 static void run_stages(sinew_world *world, sinew_task_fn *first, sinew_task_fn *second, jacobi_task *t)
 {

@@ -78,6 +78,13 @@ uint64_t hash_positions(const sinew_world *world)
     return h;
 }
 
+void step_world(sinew_world *world, int steps)
+{
+    for (int s = 0; s < steps; ++s) {
+        assert_int_equal(sinew_world_step(world, 1.0f / 60.0f), SINEW_OK);
+    }
+}
+
 sinew_world *make_world(sinew_solver_mode mode)
 {
     sinew_world_def def = sinew_default_world_def();

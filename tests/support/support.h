@@ -23,6 +23,9 @@ sinew_allocator counting_allocator_make(counting_allocator *c);
 // FNV-1a hash of the bytes of every particle's position and previous position.
 uint64_t hash_positions(const sinew_world *world);
 
+// Steps the world `steps` times by 1/60 s, failing the test unless each step returns SINEW_OK.
+void step_world(sinew_world *world, int steps);
+
 // splitmix64 (the engine's): the next 64 random bits from `state`, so random scenes do not
 // depend on rand().
 uint64_t next_random(uint64_t *state);
