@@ -456,6 +456,41 @@ static void save_into_a_small_buffer_is_refused(void **state)
     sinew_world_destroy(w);
 }
 
+// A force applied before the save is part of the state: the loaded copy and the clone push with it
+// for one step, as the world does, and then no more.
+static void a_force_applied_before_a_save_acts_once_in_the_copies(void **state)
+{
+    (void)state;
+    sinew_world *w = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
+    build_pile(w);
+    step(w, 30);
+    const sinew_particle_id ball = sinew_particle_id_at(w, sinew_world_particles(w).count - 1);
+    assert_int_equal(sinew_particle_apply_force(w, ball, sinew_vec2_make(400.0f, 900.0f)), SINEW_OK);
+    size_t size;
+    uint8_t *buf = save(w, &size);
+    sinew_world *clone = NULL;
+    assert_int_equal(sinew_world_clone(w, &clone), SINEW_OK);
+    sinew_world *loaded = load(buf, size);
+    sinew_vec2 before, after;
+    assert_int_equal(sinew_particle_get_position(w, ball, &before), SINEW_OK);
+    step(w, 1);
+    assert_int_equal(sinew_particle_get_position(w, ball, &after), SINEW_OK);
+    assert_true(after.y - before.y > 0.05f); // the push (15 m/s^2 up over 1/60 s) acted
+    step(loaded, 1);
+    step(clone, 1);
+    assert_same_world(w, loaded);
+    assert_same_world(w, clone);
+    step(w, 40); // and is spent: the force is not applied again
+    step(loaded, 40);
+    step(clone, 40);
+    assert_same_world(w, loaded);
+    assert_same_world(w, clone);
+    free(buf);
+    sinew_world_destroy(loaded);
+    sinew_world_destroy(clone);
+    sinew_world_destroy(w);
+}
+
 // ---- rollback ---------------------------------------------------------------------------------
 
 // A player's input at frame f: where a kinematic pin holds the end of a rope, and a push on a
@@ -540,6 +575,7 @@ int main(void)
         cmocka_unit_test(corrupted_foreign_and_newer_buffers_are_refused_with_their_status),
         cmocka_unit_test(forged_values_are_refused_as_invalid),
         cmocka_unit_test(save_into_a_small_buffer_is_refused),
+        cmocka_unit_test(a_force_applied_before_a_save_acts_once_in_the_copies),
         cmocka_unit_test(a_rollback_loop_matches_a_straight_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

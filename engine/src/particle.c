@@ -279,6 +279,7 @@ bool sinew__particles_load(sinew_world *world, sinew__reader *r)
     if (s != SINEW_OK) {
         return sinew__reader_fail(r, s, "snapshot: allocating the particles' scratch failed");
     }
+    p->forced = true; // (the snapshot's forces, whatever they are)
     return true;
 }
 
@@ -635,6 +636,7 @@ sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id
     sinew__particles *p = &world->particles;
     p->ax[i] += force.x * p->w[i];
     p->ay[i] += force.y * p->w[i];
+    p->forced = true;
     return SINEW_OK;
 }
 
@@ -801,7 +803,7 @@ float sinew__particles_max_accel(const sinew_world *world)
 {
     const sinew__particles *p = &world->particles;
     float most = 0.0f;
-    for (int i = 0; i < p->count; ++i) {
+    for (int i = 0; p->forced && i < p->count; ++i) {
         float a2 = p->ax[i] * p->ax[i] + p->ay[i] * p->ay[i];
         most = a2 > most ? a2 : most;
     }

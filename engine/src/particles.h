@@ -49,6 +49,10 @@ typedef struct sinew__particles {
     sinew__store store;
     int count;
     unsigned needs;      // SINEW__NEED_* bits the world's scratch is allocated for
+    // Whether some ax, ay may be non-zero: set when a force is applied or a snapshot loaded, cleared
+    // when the step clears them. While it is false every one is zero, and the step neither scans
+    // nor clears them.
+    bool forced;
     sinew__scratch scratch[SINEW__PARTICLE_GROUPS];
     float *x, *y, *px, *py, *ax, *ay, *w, *radius;
     // Displacement over the last sub-step, kept apart from x - px: far from the origin a float
@@ -115,7 +119,8 @@ int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale
 // particle (no count: 0; immovable particles: 1, so that they never limit a factor).
 void sinew__particles_clear_counts(sinew_world *world);
 void sinew__particles_invert_counts(sinew_world *world);
-// Largest force acceleration |(ax, ay)| on any particle (m/s^2).
+// Largest force acceleration |(ax, ay)| on any particle (m/s^2); 0 without a scan when no force
+// was applied.
 float sinew__particles_max_accel(const sinew_world *world);
 // After the solver: adds each particle's correction (x - predicted x) to its displacement, and
 // puts any particle whose position became NaN or left SINEW_MAX_COORDINATE back where the

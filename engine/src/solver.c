@@ -304,10 +304,11 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     }
 
     // Forces apply to one step only.
-    if (world->particles.count > 0) {
+    if (world->particles.forced && world->particles.count > 0) {
         memset(world->particles.ax, 0, sizeof(float) * (size_t)world->particles.count);
         memset(world->particles.ay, 0, sizeof(float) * (size_t)world->particles.count);
     }
+    world->particles.forced = false;
 
     sinew__distances_tear(world);
     sinew__events_update(world);
