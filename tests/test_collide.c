@@ -1437,6 +1437,72 @@ static void a_mixed_pile_keeps_shares_per_contact(void **state)
     sinew_world_destroy(w);
 }
 
+// The one-material summary is kept between searches: every change of a colliding particle's
+// weight, frictions or flags, a particle created or destroyed, and a load, make the next search
+// look again.
+static void the_one_material_summary_follows_every_change(void **state)
+{
+    (void)state;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(NULL, &w), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 200;
+    sinew_particle_id ids[200];
+    sinew_pile pile = {0};
+    pile.particles = ids;
+    assert_int_equal(sinew_pile_create(w, &pd, &pile), SINEW_OK);
+    const uint32_t collides = sinew_default_particle_def().flags;
+    assert_true((collides & SINEW_PARTICLE_COLLIDES) != 0u);
+    step_n(w, 5);
+    assert_true(w->contacts.one_material);
+    assert_int_equal(sinew_particle_set_weight(w, ids[0], 0.5f), SINEW_OK);
+    step_n(w, 1);
+    assert_false(w->contacts.one_material);
+    assert_int_equal(sinew_particle_set_weight(w, ids[0], pd.weight), SINEW_OK);
+    step_n(w, 1);
+    assert_true(w->contacts.one_material);
+    assert_int_equal(sinew_particle_set_friction(w, ids[1], 0.1f, 0.1f), SINEW_OK);
+    step_n(w, 1);
+    assert_false(w->contacts.one_material);
+    assert_int_equal(sinew_particle_set_friction(w, ids[1], pd.friction, pd.kinetic_friction), SINEW_OK);
+    step_n(w, 1);
+    assert_true(w->contacts.one_material);
+    // A heavier ball counts only while it collides.
+    assert_int_equal(sinew_particle_set_weight(w, ids[2], 2.0f), SINEW_OK);
+    assert_int_equal(sinew_particle_set_flags(w, ids[2], collides & ~(uint32_t)SINEW_PARTICLE_COLLIDES), SINEW_OK);
+    step_n(w, 1);
+    assert_true(w->contacts.one_material);
+    assert_int_equal(sinew_particle_set_flags(w, ids[2], collides), SINEW_OK);
+    step_n(w, 1);
+    assert_false(w->contacts.one_material);
+    assert_int_equal(sinew_particle_destroy(w, ids[2]), SINEW_OK);
+    step_n(w, 1);
+    assert_true(w->contacts.one_material);
+    sinew_particle_def odd = sinew_default_particle_def();
+    odd.position = sinew_vec2_make(3.0f, 2.0f);
+    odd.radius = pd.radius_min;
+    odd.weight = 3.0f;
+    sinew_particle_id odd_id;
+    assert_int_equal(sinew_particle_create(w, &odd, &odd_id), SINEW_OK);
+    step_n(w, 1);
+    assert_false(w->contacts.one_material);
+    // A loaded copy looks at its own particles.
+    size_t size = sinew_world_save_size(w), written = 0;
+    uint8_t *buf = malloc(size);
+    assert_non_null(buf);
+    assert_int_equal(sinew_world_save(w, buf, size, &written), SINEW_OK);
+    sinew_world *copy = NULL;
+    assert_int_equal(sinew_world_load(buf, written, NULL, &copy), SINEW_OK);
+    step_n(copy, 1);
+    assert_false(copy->contacts.one_material);
+    assert_int_equal(sinew_particle_destroy(copy, odd_id), SINEW_OK);
+    step_n(copy, 1);
+    assert_true(copy->contacts.one_material);
+    free(buf);
+    sinew_world_destroy(copy);
+    sinew_world_destroy(w);
+}
+
 // ---- 9. no allocation once warm; statistics ---------------------------------------------------
 
 static void a_warm_pile_steps_without_allocating(void **state)
@@ -1831,6 +1897,7 @@ int main(void)
         cmocka_unit_test(world_bounds_keep_balls_inside),
         cmocka_unit_test(a_gauss_seidel_pile_holds_no_jacobi_arrays),
         cmocka_unit_test(a_mixed_pile_keeps_shares_per_contact),
+        cmocka_unit_test(the_one_material_summary_follows_every_change),
         cmocka_unit_test(a_warm_pile_steps_without_allocating),
         cmocka_unit_test(the_same_pile_gives_the_same_bits),
         cmocka_unit_test(the_avx2_kernels_give_the_portable_bits),

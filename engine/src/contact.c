@@ -788,14 +788,19 @@ void sinew__contacts_find(sinew_world *world, bool color)
     k->pending_start[0] = 0;
     k->pending_run[0] = k->pending_count;
     // One kind of ball: the shares and frictions are the same for every contact (and set_response
-    // would give each the same bits).
-    float w, mu_s, mu_k;
-    k->one_material = one_material(p, &w, &mu_s, &mu_k);
+    // would give each the same bits). Looked at again only when the particles' materials changed.
+    if (!p->materials_known) {
+        float w, mu_s, mu_k;
+        k->one_material = one_material(p, &w, &mu_s, &mu_k);
+        if (k->one_material) {
+            const float inv_ws = 1.0f / (w + w + SINEW__GUARD);
+            k->one_share = w * inv_ws;
+            k->one_mu_s = mu_s * mu_s;
+            k->one_mu_k = mu_k * mu_k;
+        }
+        p->materials_known = true;
+    }
     if (k->one_material) {
-        const float inv_ws = 1.0f / (w + w + SINEW__GUARD);
-        k->one_share = w * inv_ws;
-        k->one_mu_s = mu_s * mu_s;
-        k->one_mu_k = mu_k * mu_k;
         return;
     }
     if (k->response_block == NULL && response_resize(world, 0, k->capacity) != SINEW_OK) {

@@ -359,6 +359,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->mask[i] = def->mask;
     p->mu_s[i] = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
     p->mu_k[i] = sqrtf(def->kinetic_friction);
+    p->materials_known = false;
     if (p->link_n != NULL) {
         p->link_start[i] = p->link_n[i] = 0u;
     }
@@ -378,6 +379,7 @@ void sinew__particles_truncate(sinew_world *world, int count)
     while (p->count > count) {
         sinew__store_remove(&p->store, p, particle_fields, &p->count, p->count - 1);
     }
+    p->materials_known = false;
     world->grid.valid = world->grid.fresh = false;
     world->distances.adj_dirty = world->distances.order_dirty = true;
 }
@@ -400,6 +402,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         }
     }
     sinew__store_remove(&p->store, p, particle_fields, &p->count, i);
+    p->materials_known = false;
     world->grid.valid = world->grid.fresh = false;
     world->distances.adj_dirty = world->distances.order_dirty = true;
     return SINEW_OK;
@@ -514,6 +517,7 @@ sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id,
         return sinew__fail(world, SINEW_ERR_NEGATIVE_WEIGHT, "sinew_particle_set_weight: weight must be >= 0");
     }
     world->particles.w[i] = weight;
+    world->particles.materials_known = false;
     world->distances.blocks_dirty = world->distances.colour_dirty = true; // independence counts movable particles only
     return SINEW_OK;
 }
@@ -575,6 +579,7 @@ sinew_status sinew_particle_set_flags(sinew_world *world, sinew_particle_id id, 
         return sinew__fail(world, s, "sinew_particle_set_flags: allocating the collision or event scratch failed");
     }
     world->particles.flags[i] = flags;
+    world->particles.materials_known = false;
     world->events.enabled |= (flags & SINEW_PARTICLE_EVENTS) != 0u;
     world->grid.valid = world->grid.fresh = false; // which particles the grid holds
     return SINEW_OK;
@@ -609,6 +614,7 @@ sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id i
     }
     world->particles.mu_s[i] = sqrtf(friction);
     world->particles.mu_k[i] = sqrtf(kinetic_friction);
+    world->particles.materials_known = false;
     return SINEW_OK;
 }
 

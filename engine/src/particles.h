@@ -53,6 +53,9 @@ typedef struct sinew__particles {
     // when the step clears them. While it is false every one is zero, and the step neither scans
     // nor clears them.
     bool forced;
+    // Whether the contacts' one-material summary (contact.c) holds: cleared when a particle is
+    // created or removed, or its weight, frictions or flags set.
+    bool materials_known;
     sinew__scratch scratch[SINEW__PARTICLE_GROUPS];
     float *x, *y, *px, *py, *ax, *ay, *w, *radius;
     // Displacement over the last sub-step, kept apart from x - px: far from the origin a float
