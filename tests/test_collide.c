@@ -962,6 +962,36 @@ static void queries_refuse_bad_arguments_and_write_nothing(void **state)
     sinew_world_destroy(w);
 }
 
+// A coordinate's cell, as the grid computes it without floorf, is the clamped floor for every
+// float: negative, -0, NaN, infinities, the top edge, values past it and the largest ones.
+static void grid_cells_are_the_clamped_floor_of_every_coordinate(void **state)
+{
+    (void)state;
+    const float values[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 0.5f, 0.999999f, 1.0f, 1.5f, 6.0f, 6.999999f, 7.0f, 7.5f, 8.0f,
+                            -0.5f, -1.0f, -7.5f, 1e9f, -1e9f, 3e38f, -3e38f, INFINITY, -INFINITY, NAN, -NAN};
+    const int sizes[] = {1, 2, 8, 1000, 16777216, INT32_MAX / 2};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        const int n = sizes[s];
+        for (size_t v = 0; v < sizeof values / sizeof values[0]; ++v) {
+            for (int scale = 0; scale < 3; ++scale) {
+                const float inv = scale == 0 ? 1.0f : (scale == 1 ? 0.37f : 1e6f);
+                const float c = floorf((values[v] - 0.25f) * inv);
+                const int expected = !(c >= 0.0f) ? 0 : (c >= (float)(n - 1) ? n - 1 : (int)c);
+                assert_int_equal(sinew__grid_cell(values[v], 0.25f, inv, n), expected);
+            }
+        }
+    }
+    // And every cell of a row of 100, from just below to just above each edge.
+    for (int k = 0; k < 100; ++k) {
+        for (int d = -2; d <= 2; ++d) {
+            const float x = nextafterf((float)k, d < 0 ? -INFINITY : INFINITY) + (float)d * 1e-3f;
+            const float c = floorf(x);
+            const int expected = !(c >= 0.0f) ? 0 : (c >= 99.0f ? 99 : (int)c);
+            assert_int_equal(sinew__grid_cell(x, 0.0f, 1.0f, 100), expected);
+        }
+    }
+}
+
 // ---- 8. the collider API ----------------------------------------------------------------------
 
 // Calls one create function with the given arguments (a table of refusals below).
@@ -1896,6 +1926,7 @@ int main(void)
         cmocka_unit_test(destroying_a_collider_invalidates_its_id_and_keeps_the_others),
         cmocka_unit_test(world_bounds_keep_balls_inside),
         cmocka_unit_test(a_gauss_seidel_pile_holds_no_jacobi_arrays),
+        cmocka_unit_test(grid_cells_are_the_clamped_floor_of_every_coordinate),
         cmocka_unit_test(a_mixed_pile_keeps_shares_per_contact),
         cmocka_unit_test(the_one_material_summary_follows_every_change),
         cmocka_unit_test(a_warm_pile_steps_without_allocating),

@@ -171,11 +171,15 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra);
 #define SINEW__MARGIN_LIMIT 0.5f
 void sinew__grid_free(sinew_world *world);
 // Cell coordinate of v along an axis, clamped to [0, n - 1] before any conversion to int (a query
-// box of 1e9 metres, or rounding at the far edge, must not overflow; NaN gives 0).
+// box of 1e9 metres, or rounding at the far edge, must not overflow; NaN gives 0). Written so
+// that loops over particles vectorise: no floorf (every negative coordinate gives 0, and on the
+// others the conversion's truncation is the floor) and no conversion under a condition (the value
+// converted is clamped first, so it cannot trap).
 static inline int sinew__grid_cell(float v, float origin, float inv_cell, int n)
 {
-    const float c = floorf((v - origin) * inv_cell);
-    return !(c >= 0.0f) ? 0 : (c >= (float)(n - 1) ? n - 1 : (int)c);
+    const float c = (v - origin) * inv_cell, top = (float)(n - 1);
+    const int within = (int)(c >= 0.0f ? (c < top ? c : top) : 0.0f);
+    return c >= top ? n - 1 : within;
 }
 
 // contact.c: particle-particle contacts.

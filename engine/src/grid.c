@@ -110,9 +110,11 @@ static void cell_items(int start, int end, int worker, void *context)
     const uint32_t *restrict flags = p->flags;
     uint32_t *restrict cell_of = p->cell_of;
     const int i0 = start * t->item, i1 = end * t->item < p->count ? end * t->item : p->count;
+    const float minx = t->minx, miny = t->miny, inv = t->inv; // (locals: the loop vectorises)
+    const int nx = t->nx, ny = t->ny;
     for (int i = i0; i < i1; ++i) {
-        const int cx = sinew__grid_cell(x[i], t->minx, t->inv, t->nx), cy = sinew__grid_cell(y[i], t->miny, t->inv, t->ny);
-        cell_of[i] = (flags[i] & SINEW_PARTICLE_COLLIDES) != 0u ? (uint32_t)(cy * t->nx + cx) : UINT32_MAX;
+        const int cx = sinew__grid_cell(x[i], minx, inv, nx), cy = sinew__grid_cell(y[i], miny, inv, ny);
+        cell_of[i] = (flags[i] & SINEW_PARTICLE_COLLIDES) != 0u ? (uint32_t)(cy * nx + cx) : UINT32_MAX;
     }
 }
 
