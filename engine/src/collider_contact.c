@@ -99,7 +99,7 @@ static void mark_items(int start, int end, int worker, void *context)
         for (int i = first; i < last; ++i) {
             const float reach = (r[i] + margin + r[i] * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
             const bool close = !(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close, as in plane_contact
-            const bool meets = (c.group & mask[i]) != 0u && (group[i] & c.mask) != 0u;
+            const bool meets = ((c.group & mask[i]) != 0u) & ((group[i] & c.mask) != 0u); // (& not &&: no branch)
             near[i] |= (uint8_t)(close & meets);
         }
     }
