@@ -855,17 +855,34 @@ static void move_pieces(int start, int end, int worker, void *context)
     const promote_task *t = context;
     sinew__contacts *k = &t->world->contacts;
     const sinew__particles *p = &t->world->particles;
-    sinew__distance *restrict pending = k->pending;
+    sinew__distance *restrict pending = k->pending, *restrict solved = k->l.c;
     for (int q = start; q < end; ++q) {
-        int n = t->at[q], waiting = t->start[q];
-        for (int m = t->start[q]; m < t->start[q] + t->count[q]; ++m) {
+        const int m1 = t->start[q] + t->count[q];
+        int n = t->at[q], waiting = t->start[q], m = t->start[q];
+        if (t->promoted[q] == 0) {
+            continue; // all of its contacts wait, where they are
+        }
+        if (k->one_material) {
+            // Up to its last promoted contact, each is written to both places and the counts move
+            // on by the outcome (promotion is a coin flip: no branch to mispredict); the slot of
+            // l.c written for a waiting one is the next promoted one's, inside this piece's.
+            const int n_end = n + t->promoted[q];
+            for (; n < n_end; ++m) {
+                sinew__distance c = pending[m];
+                const bool near = c.hi < 0.0f;
+                c.hi = INFINITY;
+                solved[n] = c;
+                pending[waiting] = c;
+                n += near;
+                waiting += !near;
+            }
+        }
+        for (; m < m1; ++m) { // (the rest of the piece, or all of it when the shares are per contact)
             sinew__distance c = pending[m];
             if (c.hi < 0.0f) {
                 c.hi = INFINITY;
-                k->l.c[n] = c;
-                if (!k->one_material) {
-                    set_response(k, p, n);
-                }
+                solved[n] = c;
+                set_response(k, p, n);
                 n += 1;
             } else {
                 pending[waiting++] = c;
