@@ -792,6 +792,8 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (!p->materials_known) {
         float w, mu_s, mu_k;
         k->one_material = one_material(p, &w, &mu_s, &mu_k);
+        k->l.one_weight = k->one_material;
+        k->l.one_w = k->one_material ? w : 0.0f;
         if (k->one_material) {
             const float inv_ws = 1.0f / (w + w + SINEW__GUARD);
             k->one_share = w * inv_ws;

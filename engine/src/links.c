@@ -212,15 +212,16 @@ SINEW__AVX2 static void project_pairs_avx2(const sinew__distance *restrict c, fl
 }
 
 // project_block for rigid links (stiffness 1, compliance 0) in AVX2 registers, loading the ends
-// with gathers (any layout).
+// with gathers (any layout); the weights too, unless every end weighs one_w (uniform).
 SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
-                                           const float *restrict w)
+                                           const float *restrict w, bool uniform, float one_w)
 {
     __m256i i, j;
     __m256 lo, hi;
     sinew__links_load8(c, &i, &j, &lo, &hi);
-    ends8 e = {_mm256_i32gather_ps(x, i, 4), _mm256_i32gather_ps(y, i, 4), _mm256_i32gather_ps(w, i, 4),
-               _mm256_i32gather_ps(x, j, 4), _mm256_i32gather_ps(y, j, 4), _mm256_i32gather_ps(w, j, 4)};
+    const __m256 same = _mm256_set1_ps(one_w);
+    ends8 e = {_mm256_i32gather_ps(x, i, 4), _mm256_i32gather_ps(y, i, 4), uniform ? same : _mm256_i32gather_ps(w, i, 4),
+               _mm256_i32gather_ps(x, j, 4), _mm256_i32gather_ps(y, j, 4), uniform ? same : _mm256_i32gather_ps(w, j, 4)};
     solve8(&e, lo, hi);
     float out[4][SINEW__LANES];
     int32_t ii[SINEW__LANES], jj[SINEW__LANES];
@@ -243,7 +244,8 @@ SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, fl
 // One free block: the AVX2 kernel for rigid links where it may run, by the block's layout.
 SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, const sinew__softness *restrict f,
                                            float *restrict lambda, float *restrict x, float *restrict y,
-                                           const float *restrict w, float inv_h2, bool soft, bool avx2, uint8_t kind)
+                                           const float *restrict w, float inv_h2, bool soft, bool avx2, uint8_t kind,
+                                           const sinew__links *l)
 {
 #if SINEW__X86
     if (avx2 && !soft) {
@@ -252,13 +254,14 @@ SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, co
         } else if (kind == SINEW__BLOCK_PAIRS) {
             project_pairs_avx2(c, x, y, w);
         } else {
-            project_block_avx2(c, x, y, w);
+            project_block_avx2(c, x, y, w, l->one_weight, l->one_w);
         }
         return;
     }
 #endif
     (void)avx2;
     (void)kind;
+    (void)l;
     project_block(c, f, lambda, x, y, w, inv_h2, soft);
 }
 
@@ -280,7 +283,7 @@ SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
-                                   block_free[b]);
+                                   block_free[b], d);
                 continue;
             }
             const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
@@ -293,7 +296,7 @@ SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
-                                   block_free[b]);
+                                   block_free[b], d);
                 continue;
             }
             const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;

@@ -35,6 +35,10 @@ typedef struct sinew__links {
     int span_count;
     uint32_t span_stamp;    // the last span's mark (see sinew__links_spans)
     bool spans_valid;       // for the links as they are now (cleared by any change)
+    // Every particle the links join has weight one_w (the contacts of one material): the AVX2
+    // block kernel broadcasts it instead of gathering it (distances: never).
+    bool one_weight;
+    float one_w;
 } sinew__links;
 
 // Places first .. first + count - 1 of Jacobi's layout: the links (i + r, i + offset + r) for
