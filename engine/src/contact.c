@@ -322,6 +322,41 @@ static uint64_t cell_bound(const sinew__grid *g, int c)
     return k * here - k * (k + 1u) / 2u + k * above;
 }
 
+// cell_bound summed over cells [c0, c1) of one row that all have a left and a right neighbour and
+// a row above: no division nor select per cell, and the loop vectorises (half the cells of a pile
+// are empty, so the bound of a band costs about as much as searching it would without this).
+static uint64_t inner_bound(const uint32_t *restrict start, int c0, int c1, int nx)
+{
+    uint64_t sum = 0u;
+    for (int c = c0; c < c1; ++c) {
+        const uint32_t k = start[c + 1] - start[c], here = start[c + 2] - start[c];
+        const uint32_t above = start[c + nx + 2] - start[c + nx - 1];
+        sum += (uint64_t)k * (here + above) - (uint64_t)k * (k + 1u) / 2u; // (counts < 2^31: no wrap)
+    }
+    return sum;
+}
+
+// cell_bound summed over cells [c0, c1), row by row.
+static uint64_t cells_bound(const sinew__grid *g, int c0, int c1)
+{
+    uint64_t sum = 0u;
+    for (int c = c0; c < c1;) {
+        const int row = c / g->nx, row_end = (row + 1) * g->nx, stop = c1 < row_end ? c1 : row_end;
+        const int inner0 = c == row * g->nx ? c + 1 : c, inner1 = stop == row_end ? stop - 1 : stop;
+        if (row + 1 < g->ny && inner0 < inner1) {
+            for (; c < inner0; ++c) {
+                sum += cell_bound(g, c);
+            }
+            sum += inner_bound(g->cell_start, inner0, inner1, g->nx);
+            c = inner1;
+        }
+        for (; c < stop; ++c) {
+            sum += cell_bound(g, c);
+        }
+    }
+    return sum;
+}
+
 // Whether a pair at squared distance d2 whose radii sum to `sum` is within the contact reach:
 // the test of a search with no margin, shared by the split and the promotion.
 SINEW_FORCE_INLINE bool within_reach(float d2, float sum)
@@ -393,11 +428,7 @@ static void bound_task(int start, int end, int worker, void *context)
     (void)worker;
     band_search *t = context;
     for (int b = start; b < end; ++b) {
-        uint64_t sum = 0u;
-        for (int c = t->cell[b]; c < t->cell[b + 1]; ++c) {
-            sum += cell_bound(&t->world->grid, c);
-        }
-        t->bound[b] = sum;
+        t->bound[b] = cells_bound(&t->world->grid, t->cell[b], t->cell[b + 1]);
     }
 }
 
