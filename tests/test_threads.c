@@ -163,12 +163,12 @@ static void tears_and_statistics_are_the_same_at_any_count(void **state)
 }
 
 // A crowd that touches from its first search (balls 0.9 of a diameter apart): the parallel
-// search has no share to size its bands by, so they run out of room, go on as they are closed up,
-// and, as the contacts outgrow the arrays, the scan goes on on one thread, growing them. The same
-// state as one thread's.
-static uint64_t crowd_run(int workers)
+// search has no share to size its bands by, so they run out of room; with bands of a particle or
+// two and tail chunks of one contact (the grain of 1000), no outgrown band's tail can be scanned
+// in chunks, so they are closed up and go on on one thread, and, as the contacts outgrow the
+// arrays, the scan goes on there, growing them. The same state as one thread's.
+static uint64_t crowd_run(int workers, int64_t *serial_tails)
 {
-    // Bands of a particle or two: every path of the band search runs.
     sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1000);
     for (int k = 0; k < 40 * 40; ++k) {
         sinew_particle_def pd = sinew_default_particle_def();
@@ -177,6 +177,7 @@ static uint64_t crowd_run(int workers)
     }
     step_world(w, 20);
     const uint64_t h = hash_positions(w);
+    *serial_tails = w->contacts.serial_tails;
     sinew_world_destroy(w);
     return h;
 }
@@ -184,15 +185,23 @@ static uint64_t crowd_run(int workers)
 static void a_crowd_found_at_once_gives_the_same_state(void **state)
 {
     (void)state;
-    const uint64_t one = crowd_run(1);
-    assert_true(crowd_run(2) == one);
-    assert_true(crowd_run(3) == one);
+    int64_t serial = 0;
+    const uint64_t one = crowd_run(1, &serial);
+    assert_true(crowd_run(2, &serial) == one);
+    assert_true(serial > 0);
+    assert_true(crowd_run(3, &serial) == one);
 }
 
-// Bands of 128 particles (the tests' grain of 8): the contacts fit their bands' room once the
-// shares are known, and the bands split them into kept and waiting ones at once. The same state
-// as one thread's, in both modes.
-static uint64_t banded_run(sinew_solver_mode mode, int workers, int64_t *splits)
+// Bands of 128 particles (the tests' grain of 8): once the shares are known the contacts fit
+// their bands' room, or the bands that outgrew it count the rest of their contacts (their tails,
+// in chunks of 64), and the bands split them into kept and waiting ones at once; when they would
+// not fit the arrays, the search goes on on one thread. The same state as one thread's, in both
+// modes, every path taken.
+typedef struct band_paths {
+    int64_t splits, tails, serial;
+} band_paths;
+
+static uint64_t banded_run(sinew_solver_mode mode, int workers, band_paths *paths)
 {
     sinew_world *w = threaded_world(mode, workers, 8);
     set_steps(w, sinew_default_solver_def().substeps, 2);
@@ -202,7 +211,7 @@ static uint64_t banded_run(sinew_solver_mode mode, int workers, int64_t *splits)
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
     step_world(w, 120);
     const uint64_t h = hash_positions(w);
-    *splits = w->contacts.band_splits;
+    *paths = (band_paths){w->contacts.band_splits, w->contacts.tail_splits, w->contacts.serial_tails};
     sinew_world_destroy(w);
     return h;
 }
@@ -211,11 +220,13 @@ static void bands_that_split_their_contacts_give_the_same_state(void **state)
 {
     (void)state;
     for (int mode = 0; mode < 2; ++mode) {
-        int64_t splits = 0;
-        const uint64_t one = banded_run((sinew_solver_mode)mode, 1, &splits);
-        assert_true(splits == 0);
-        assert_true(banded_run((sinew_solver_mode)mode, 2, &splits) == one);
-        assert_true(splits > 0);
+        band_paths paths;
+        const uint64_t one = banded_run((sinew_solver_mode)mode, 1, &paths);
+        assert_true(paths.splits == 0 && paths.tails == 0 && paths.serial == 0);
+        assert_true(banded_run((sinew_solver_mode)mode, 2, &paths) == one);
+        assert_true(paths.splits > paths.tails); // some searches fit their rooms,
+        assert_true(paths.tails > 0);            // some split their bands' tails too,
+        assert_true(paths.serial > 0);           // and some went on on one thread
     }
 }
 

@@ -42,7 +42,10 @@ typedef struct sinew__contacts {
     float hit_share;
     int bands, band_per;
     float band_share[SINEW__SEARCH_BANDS_MAX];
-    int64_t band_splits; // searches whose bands split their contacts too (all fit): for the tests
+    // For the tests: searches whose bands split their contacts too (all fit their rooms or were
+    // counted in time), of those the ones where some bands outgrew their rooms (their tails were
+    // scanned over the workers), and searches that went on on one thread past an outgrown band.
+    int64_t band_splits, tail_splits, serial_tails;
 } sinew__contacts;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.
