@@ -70,7 +70,8 @@ typedef struct sinew_solver_def {
 /// Threads (docs/threads.md). The engine cuts a stage into items (blocks of particles or of
 /// constraints, their size fixed by the engine, never by the worker count) and hands them to a
 /// task system as a task over [0, item_count). A task function runs items [start, end) on worker
-/// `worker` (0 .. workers - 1; the thread that calls sinew_world_step is one of them).
+/// `worker` (0 .. workers - 1; the thread that calls sinew_world_step is one of them). A task
+/// needs up to about 12 KiB of the running thread's stack (the contact search's buffers).
 typedef void sinew_task_fn(int start, int end, int worker, void *task_context);
 
 /// A task system's enqueue: run `task` over [0, item_count) in ranges of at least `min_range`
