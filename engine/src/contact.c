@@ -459,10 +459,10 @@ static void band_task(int start, int end, int worker, void *context)
     (void)worker;
     band_search *t = context;
     const uint32_t *cell_start = t->world->grid.cell_start;
-    const sinew__distance *found = t->world->contacts.found;
+    sinew__distance *found = t->world->contacts.found;
     for (int b = start; b < end; ++b) {
         const scan_place from = {t->cell[b], cell_start[t->cell[b]]};
-        t->end[b] = find_cells(t->world, t->world->contacts.found, from, t->cell[b + 1], t->first[b], t->first[b + 1], &t->stop[b]);
+        t->end[b] = find_cells(t->world, found, from, t->cell[b + 1], t->first[b], t->first[b + 1], &t->stop[b]);
         t->kept[b] = count_within(found, t->first[b], t->end[b]); // (while the stretch is in this core's cache)
     }
 }
