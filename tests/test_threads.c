@@ -162,6 +162,32 @@ static void tears_and_statistics_are_the_same_at_any_count(void **state)
     }
 }
 
+// How often the parallel search's bands split their contacts, split their tails over the workers,
+// and went on on one thread.
+typedef struct band_paths {
+    int64_t splits, tails, serial;
+} band_paths;
+
+// Steps `w` `steps` times, reads its band counters into `paths`, destroys it and returns the hash
+// of its positions.
+static uint64_t step_and_hash(sinew_world *w, int steps, band_paths *paths)
+{
+    step_world(w, steps);
+    const uint64_t h = hash_positions(w);
+    *paths = (band_paths){w->contacts.band_splits, w->contacts.tail_splits, w->contacts.serial_tails};
+    sinew_world_destroy(w);
+    return h;
+}
+
+// Adds a ball of the default particle def at (x, y) m with `radius` m.
+static void add_ball(sinew_world *w, float x, float y, float radius)
+{
+    sinew_particle_def d = sinew_default_particle_def();
+    d.position = sinew_vec2_make(x, y);
+    d.radius = radius;
+    assert_int_equal(sinew_particle_create(w, &d, NULL), SINEW_OK);
+}
+
 // A crowd that touches from its first search (balls 0.9 of a diameter apart): the parallel
 // search has no share to size its bands by, so they run out of room; with bands of a particle or
 // two and tail chunks of one contact (the grain of 1000), no outgrown band's tail can be scanned
@@ -171,14 +197,11 @@ static uint64_t crowd_run(int workers, int64_t *serial_tails)
 {
     sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1000);
     for (int k = 0; k < 40 * 40; ++k) {
-        sinew_particle_def pd = sinew_default_particle_def();
-        pd.position = sinew_vec2_make(0.18f * (float)(k % 40), 1.0f + 0.18f * (float)(k / 40));
-        assert_int_equal(sinew_particle_create(w, &pd, NULL), SINEW_OK);
+        add_ball(w, 0.18f * (float)(k % 40), 1.0f + 0.18f * (float)(k / 40), sinew_default_particle_def().radius);
     }
-    step_world(w, 20);
-    const uint64_t h = hash_positions(w);
-    *serial_tails = w->contacts.serial_tails;
-    sinew_world_destroy(w);
+    band_paths paths;
+    const uint64_t h = step_and_hash(w, 20, &paths);
+    *serial_tails = paths.serial;
     return h;
 }
 
@@ -197,10 +220,6 @@ static void a_crowd_found_at_once_gives_the_same_state(void **state)
 // in chunks of 64), and the bands split them into kept and waiting ones at once; when they would
 // not fit the arrays, the search goes on on one thread. The same state as one thread's, in both
 // modes, every path taken.
-typedef struct band_paths {
-    int64_t splits, tails, serial;
-} band_paths;
-
 static uint64_t banded_run(sinew_solver_mode mode, int workers, band_paths *paths)
 {
     sinew_world *w = threaded_world(mode, workers, 8);
@@ -209,11 +228,7 @@ static uint64_t banded_run(sinew_solver_mode mode, int workers, band_paths *path
     pd.count = 2000;
     pd.radius_min = 0.3f; // (mixed sizes)
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-    step_world(w, 120);
-    const uint64_t h = hash_positions(w);
-    *paths = (band_paths){w->contacts.band_splits, w->contacts.tail_splits, w->contacts.serial_tails};
-    sinew_world_destroy(w);
-    return h;
+    return step_and_hash(w, 120, paths);
 }
 
 static void bands_that_split_their_contacts_give_the_same_state(void **state)
@@ -228,6 +243,43 @@ static void bands_that_split_their_contacts_give_the_same_state(void **state)
         assert_true(paths.tails > 0);            // some split their bands' tails too,
         assert_true(paths.serial > 0);           // and some went on on one thread
     }
+}
+
+// Piles of mixed balls with a clump dropped into them (seeded), bands of 128 particles and tail
+// chunks of 64 contacts (the grain of 8): the bands outgrow their rooms at various places, their
+// tails are split over the workers or, where the clump overfills a chunk, the search goes on on one
+// thread. The same state at 1, 2 and 3 workers, in both modes, and both paths taken.
+static uint64_t clumped_run(sinew_solver_mode mode, int seed, int workers, band_paths *paths)
+{
+    sinew_world *w = threaded_world(mode, workers, 8);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 1500 + 100 * seed;
+    pd.radius_min = 0.2f;
+    pd.radius_max = 0.6f;
+    pd.seed = (uint64_t)seed;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    for (int k = 0; k < 80; ++k) { // a clump, 0.05 m apart, somewhere over the pile
+        add_ball(w, 4.0f + 7.0f * (float)seed + 0.05f * (float)(k % 9), 30.0f + 0.05f * (float)(k / 9), 0.3f);
+    }
+    return step_and_hash(w, 60, paths);
+}
+
+static void clumped_piles_give_the_same_state_at_any_count(void **state)
+{
+    (void)state;
+    int64_t tails = 0, serial = 0;
+    for (int seed = 1; seed <= 2; ++seed) {
+        const sinew_solver_mode mode = seed % 2 ? SINEW_SOLVER_GAUSS_SEIDEL : SINEW_SOLVER_JACOBI;
+        band_paths paths;
+        const uint64_t one = clumped_run(mode, seed, 1, &paths);
+        for (int workers = 2; workers <= 3; ++workers) {
+            assert_true(clumped_run(mode, seed, workers, &paths) == one);
+            tails += paths.tails;
+            serial += paths.serial;
+        }
+    }
+    assert_true(tails > 0);
+    assert_true(serial > 0);
 }
 
 // The parallel search's room is what the arrays hold already, unless the contacts need more: a
@@ -351,6 +403,7 @@ int main(void)
         cmocka_unit_test(a_cloth_that_collides_with_nothing_spreads_over_workers),
         cmocka_unit_test(tears_and_statistics_are_the_same_at_any_count),
         cmocka_unit_test(a_crowd_found_at_once_gives_the_same_state),
+        cmocka_unit_test(clumped_piles_give_the_same_state_at_any_count),
         cmocka_unit_test(bands_that_split_their_contacts_give_the_same_state),
         cmocka_unit_test(the_parallel_search_holds_what_one_thread_holds),
         cmocka_unit_test(bad_thread_settings_are_refused),
