@@ -67,29 +67,25 @@ static bool find_plane(const sinew__particles *p, int i, float moved, const sine
 // When every collider is a half-plane (a box, the common case): marks in near_plane, in passes
 // the compiler vectorises, the particles that may get a contact: those that moved about their
 // radius or more (swept), and those near a plane they collide with. Both tests are looser than
-// the exact ones of sinew__collider_contacts_find, which then runs on the marked particles only. False when
-// some collider is not a half-plane (nothing is marked).
+// the exact ones of sinew__collider_contacts_find, which then runs on the marked particles only.
+// The pass reads only the particles' state and the colliders, so the step runs it over the
+// workers while the grid's counting sort runs on one thread (sinew__grid_sort).
 // Particles per item of the marking pass over the workers, and the fewest items a task takes.
 #define MARK_ITEM 1024
 #define MARK_MIN_ITEMS 4 // (under 8 items, 8,192 particles, one thread: as the other particle passes)
 
-typedef struct mark_task {
-    sinew_world *world;
-    float margin;
-} mark_task;
-
 static void mark_items(int start, int end, int worker, void *context)
 {
     (void)worker;
-    const mark_task *t = context;
-    const sinew__colliders *cs = &t->world->colliders;
-    sinew__particles *p = &t->world->particles;
+    const sinew_world *world = context;
+    const sinew__colliders *cs = &world->colliders;
+    const sinew__particles *p = &world->particles;
     const int first = start * MARK_ITEM, last = end * MARK_ITEM < p->count ? end * MARK_ITEM : p->count;
     const float *restrict x = p->x, *restrict y = p->y, *restrict px = p->px, *restrict py = p->py;
     const float *restrict r = p->radius;
     const uint32_t *restrict group = p->group, *restrict mask = p->mask;
     uint8_t *restrict near = p->near_plane;
-    const float margin = t->margin;
+    const float margin = world->collider_contacts.mark_margin;
     for (int i = first; i < last; ++i) {
         const float mx = x[i] - px[i], my = y[i] - py[i];
         near[i] = (uint8_t)(mx * mx + my * my > 0.99f * r[i] * r[i]);
@@ -105,17 +101,20 @@ static void mark_items(int start, int end, int worker, void *context)
     }
 }
 
-static bool mark_near_planes(sinew_world *world, float margin)
+bool sinew__collider_marks(sinew_world *world, float margin, sinew__job *job)
 {
     const sinew__colliders *cs = &world->colliders;
+    if (cs->count == 0) {
+        return false;
+    }
     for (int k = 0; k < cs->count; ++k) {
         if (cs->c[k].type != SINEW_COLLIDER_PLANE) {
             return false;
         }
     }
-    mark_task t = {world, margin};
-    const int items = (world->particles.count + MARK_ITEM - 1) / MARK_ITEM;
-    sinew__parallel_for(&world->tasks, mark_items, items, sinew__min_range(&world->tasks, MARK_MIN_ITEMS), &t);
+    world->collider_contacts.mark_margin = margin;
+    *job = (sinew__job){mark_items, (world->particles.count + MARK_ITEM - 1) / MARK_ITEM,
+                        sinew__min_range(&world->tasks, MARK_MIN_ITEMS), world};
     return true;
 }
 
@@ -135,7 +134,7 @@ static int next_marked(const uint8_t *near, int i, int n)
     return i;
 }
 
-void sinew__collider_contacts_find(sinew_world *world, float margin)
+void sinew__collider_contacts_find(sinew_world *world, float margin, bool marked)
 {
     sinew__collider_contacts *q = &world->collider_contacts;
     const sinew__particles *p = &world->particles;
@@ -144,7 +143,6 @@ void sinew__collider_contacts_find(sinew_world *world, float margin)
     if (cs->count == 0) {
         return;
     }
-    const bool marked = mark_near_planes(world, margin);
     for (int i = 0; i < p->count; ++i) {
         if (marked) {
             i = next_marked(p->near_plane, i, p->count);

@@ -4,6 +4,7 @@
 
 #include "links.h"
 #include "particles.h"
+#include "tasks.h"
 
 #define SINEW__PENDING_SEGS 1024 // most runs of pending contacts (see sinew__contacts_promote)
 #define SINEW__SEARCH_BANDS_MAX 256 // bands of cells a parallel search is cut into, at most (contact.c)
@@ -61,6 +62,7 @@ typedef struct sinew__collider_contacts {
     sinew__collider_contact *c;
     float *mu_s, *mu_k;
     int32_t *collider;      // index in colliders.c, for sinew__collider_contacts_refresh
+    float mark_margin;      // the margin of the marks sinew__collider_marks set out to make
 } sinew__collider_contacts;
 
 // A static collider: a half-plane, or a convex polygon (1 vertex = disc, 2 = capsule) rounded
@@ -123,6 +125,7 @@ typedef struct sinew__grid {
                            // found again (m); see sinew__grid_build
     int ahead;             // further sub-steps the last build's margin covers (0: this one only)
     int sorted_count;
+    int placed;            // colliding particles placed by sinew__grid_place, for the sort
     bool valid;            // matches the particle indices (no create or destroy since)
     bool fresh;            // built at the current positions (cleared by a step and by set_position)
 } sinew__grid;
@@ -169,8 +172,14 @@ SINEW_FORCE_INLINE void sinew__contact_response(float nx, float ny, float rel0x,
 // sub-steps like the last one plus `extra` metres (0, 0: exact, for this sub-step or a query).
 // The margin may not pass SINEW__MARGIN_LIMIT times the largest radius (the cells would grow too
 // large): it then covers fewer sub-steps, grid.ahead of them (0: this one only). Returns false
-// when it could not grow (memory).
+// when it could not grow (memory). Places (sinew__grid_place), then sorts (sinew__grid_sort).
 bool sinew__grid_build(sinew_world *world, int ahead, float extra);
+// The build in two parts: the grid's bounds, margin, cells and each particle's cell, then the
+// counting sort by cell and the sorted copies. The sort runs on one thread, so a stage that needs
+// neither (the collider marks) can run `beside` it over the workers (NULL: none). grid.margin and
+// grid.ahead are known after the first part; the grid is valid after the second.
+bool sinew__grid_place(sinew_world *world, int ahead, float extra);
+void sinew__grid_sort(sinew_world *world, const sinew__job *beside);
 #define SINEW__MARGIN_LIMIT 0.5f
 void sinew__grid_free(sinew_world *world);
 // Cell coordinate of v along an axis, clamped to [0, n - 1] before any conversion to int (a query
@@ -208,8 +217,14 @@ void sinew__contacts_count(sinew_world *world);
 void sinew__overlap_watch(sinew_world *world, int deep, int contacts);
 
 // collider.c: static colliders and particle-collider contacts.
-// Finds the contacts of every particle within `margin` (m) beyond the contact reach of a collider.
-void sinew__collider_contacts_find(sinew_world *world, float margin);
+// When every collider is a half-plane: the marking pass of the particles that may get a contact
+// within `margin` (m) as a job to run, into *job, and true (false: no colliders, or some other
+// shape; nothing to run). It writes particles.near_plane only.
+bool sinew__collider_marks(sinew_world *world, float margin, sinew__job *job);
+// Finds the contacts of every particle within `margin` (m) beyond the contact reach of a collider;
+// `marked`: the marks of sinew__collider_marks with that margin ran, and only the marked particles
+// are looked at.
+void sinew__collider_contacts_find(sinew_world *world, float margin, bool marked);
 // Recomputes, at the current positions, the contact planes of curved or finite colliders found
 // by an earlier sinew__collider_contacts_find (a half-plane's never changes).
 void sinew__collider_contacts_refresh(sinew_world *world);

@@ -36,7 +36,8 @@ void sinew__grid_free(sinew_world *world)
 
 // Threads: the bounds, each particle's cell and the sorted copies run in items of particles
 // (GRID_ITEM or more, at most GRID_ITEMS of them, fixed by the particle count; the tests' grain
-// shrinks them); the counting sort between them stays on one thread. Every result is the one
+// shrinks them); the counting sort between them stays on one thread, while the other workers run
+// a stage handed to sinew__grid_sort (the step's collider marks). Every result is the one
 // thread's: the bounds are minima and maxima (merged in item order), the rest is per particle.
 #define GRID_ITEM 1024
 #define GRID_ITEMS 256
@@ -140,7 +141,7 @@ static void copy_items(int start, int end, int worker, void *context)
     }
 }
 
-bool sinew__grid_build(sinew_world *world, int ahead, float extra)
+bool sinew__grid_place(sinew_world *world, int ahead, float extra)
 {
     sinew__particles *p = &world->particles;
     sinew__grid *g = &world->grid;
@@ -159,10 +160,10 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     const int m = b.m;
     g->valid = false;
     g->sorted_count = 0;
+    g->placed = m;
     g->nx = g->ny = 0;
     g->max_radius = maxr;
     if (m == 0) {
-        g->valid = true;
         return true;
     }
     // The motion margin: over `ahead` more sub-steps like this one, two particles close in by at
@@ -209,15 +210,25 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     g->cell = (float)cell;
     g->inv_cell = (float)(1.0 / cell);
 
-    uint32_t *restrict start = g->cell_start;
-    uint32_t *restrict cell_of = p->cell_of;
-    memset(start, 0, sizeof(uint32_t) * (size_t)(cells + 1));
     t.minx = minx;
     t.miny = miny;
     t.inv = g->inv_cell;
     t.nx = nx;
     t.ny = ny;
     sinew__parallel_for(&world->tasks, cell_items, items, sinew__min_range(&world->tasks, GRID_MIN_ITEMS), &t);
+    return true;
+}
+
+// The counting sort of the placed particles by cell (one thread).
+static void counting_sort(void *context)
+{
+    sinew_world *world = context;
+    const sinew__particles *p = &world->particles;
+    const sinew__grid *g = &world->grid;
+    const int n = p->count, cells = g->nx * g->ny;
+    const uint32_t *restrict cell_of = p->cell_of;
+    uint32_t *restrict start = g->cell_start;
+    memset(start, 0, sizeof(uint32_t) * (size_t)(cells + 1));
     for (int i = 0; i < n; ++i) {
         if (cell_of[i] != UINT32_MAX) {
             start[cell_of[i]] += 1u;
@@ -226,17 +237,38 @@ bool sinew__grid_build(sinew_world *world, int ahead, float extra)
     for (int c = 1; c < cells; ++c) { // inclusive prefix sum: start[c] = end of cell c
         start[c] += start[c - 1];
     }
-    start[cells] = (uint32_t)m;
+    start[cells] = (uint32_t)g->placed;
     uint32_t *restrict sorted = p->sorted;
     for (int i = n - 1; i >= 0; --i) { // backwards, so each cell lists its particles in order
         if (cell_of[i] != UINT32_MAX) {
             sorted[--start[cell_of[i]]] = (uint32_t)i;
         }
     }
-    t.m = m;
+}
+
+void sinew__grid_sort(sinew_world *world, const sinew__job *beside)
+{
+    sinew__grid *g = &world->grid;
+    const int m = g->placed;
+    if (m == 0) {
+        sinew__parallel_for_beside(&world->tasks, beside, NULL, NULL);
+        g->valid = true;
+        return;
+    }
+    sinew__parallel_for_beside(&world->tasks, beside, counting_sort, world);
+    grid_task t = {world, sinew__item_size(&world->tasks, world->particles.count, GRID_ITEM, GRID_ITEMS), NULL,
+                   0.0f, 0.0f, 0.0f, 0, 0, m};
     sinew__parallel_for(&world->tasks, copy_items, (m + t.item - 1) / t.item, sinew__min_range(&world->tasks, GRID_MIN_ITEMS),
                         &t);
     g->sorted_count = m;
     g->valid = true;
+}
+
+bool sinew__grid_build(sinew_world *world, int ahead, float extra)
+{
+    if (!sinew__grid_place(world, ahead, extra)) {
+        return false;
+    }
+    sinew__grid_sort(world, NULL);
     return true;
 }

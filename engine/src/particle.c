@@ -45,6 +45,7 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
     switch (1u << g) {
     case SINEW__NEED_COLLIDE:
         F(motion, sizeof(sinew__motion)); // also holds the grid's and the search's arrays: see search_views
+        F(near_plane, sizeof(uint8_t));
         break;
     case SINEW__NEED_LINKED:
         F(link_start, sizeof(uint32_t));
@@ -76,16 +77,16 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
     return n;
 }
 
-// The grid's and the contact searches' arrays (sorted, cell_x .. cell_mask, cell_of, colors,
-// near_plane) live in the block of the motion records: the grid build writes them and the
+// The grid's and the contact search's arrays (sorted, cell_x .. cell_mask, cell_of, colors) live
+// in the block of the motion records: the grid build writes them and the
 // searches read them before the solve, while the motion records are packed after the solve and
 // read by the response, so the two never hold data at the same time (a later sub-step's build,
 // or a query's, writes the search arrays anew; nothing reads the motion records across a build,
 // nor the search arrays across a solve: a query after a step builds the grid again). Eight arrays
 // of 4-byte elements, as many as the capacity: the motion records' 32 bytes per particle. The
-// last holds cell_of while the grid is built, then the contacts' colours (sinew__contacts_find),
-// then the collider search's marks (which runs after it). (Only the first array is 64-byte
-// aligned; the search's vector loads are unaligned anyway.)
+// last holds cell_of while the grid is built, then the contacts' colours (sinew__contacts_find).
+// (Only the first array is 64-byte aligned; the search's vector loads are unaligned anyway.) The
+// collider search's marks have their own array: they are made while the grid is sorted.
 static void search_views(sinew__particles *p)
 {
     float *base = (float *)p->motion;
@@ -93,7 +94,6 @@ static void search_views(sinew__particles *p)
     if (base == NULL) { // (no offsets from a NULL pointer)
         p->sorted = p->cell_group = p->cell_mask = p->cell_of = p->colors = NULL;
         p->cell_x = p->cell_y = p->cell_r = p->cell_w = NULL;
-        p->near_plane = NULL;
         return;
     }
     const size_t stride = (size_t)p->scratch[0].capacity;
@@ -106,7 +106,6 @@ static void search_views(sinew__particles *p)
     p->cell_mask = (uint32_t *)(base + 6u * stride);
     p->cell_of = (uint32_t *)(base + 7u * stride);
     p->colors = p->cell_of;
-    p->near_plane = (uint8_t *)p->cell_of;
 }
 
 // Grows group g to `capacity` particles, keeping the first `count` of each array.

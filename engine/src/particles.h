@@ -70,6 +70,7 @@ typedef struct sinew__particles {
     // ---- scratch: SINEW__NEED_COLLIDE ----
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
+    uint8_t *near_plane;    // sinew__collider_marks's marks: may have a collider contact
     // The arrays below are written before the solve and dead after the contact searches, the
     // motion records written after the solve: they share the motion records' memory
     // (search_views in particle.c), and a query after a step builds the grid again.
@@ -78,10 +79,9 @@ typedef struct sinew__particles {
     // grid is built, so that the candidates of a range of cells are contiguous (and load as vectors).
     float *cell_x, *cell_y, *cell_r, *cell_w;
     uint32_t *cell_group, *cell_mask;
-    // One array, three uses one after the other in a sub-step:
+    // One array, two uses one after the other in a sub-step:
     uint32_t *cell_of;   // while the grid is built: the particle's cell, UINT32_MAX if it does not collide
     uint32_t *colors;    // then the Gauss-Seidel colour bits of the contacts on the particle
-    uint8_t *near_plane; // then sinew__collider_contacts_find's marks: may have a collider contact
     // ---- SINEW__NEED_LINKED ----
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
     // ---- SINEW__NEED_JACOBI ----

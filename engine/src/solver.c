@@ -137,16 +137,27 @@ static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration
 }
 
 // Finds particle contacts at the predicted positions of this sub-step, with a margin that covers
-// `ahead` more sub-steps when it is small enough (world->grid.ahead says how many it covers).
+// `ahead` more sub-steps when it is small enough (world->grid.ahead says how many it covers), and
+// collider contacts within twice that margin. The collider marks run over the workers while the
+// grid's counting sort runs on one thread (they share no data).
 static void find_contacts(sinew_world *world, bool color, int ahead, float extra)
 {
-    if (!sinew__grid_build(world, ahead, extra)) {
+    const bool placed = sinew__grid_place(world, ahead, extra);
+    const float margin = world->grid.ahead > 0 ? 2.0f * world->grid.margin : 0.0f;
+    sinew__job marks;
+    const bool marked = sinew__collider_marks(world, margin, &marks);
+    if (!placed) {
+        if (marked) {
+            sinew__parallel_for(&world->tasks, marks.fn, marks.count, marks.min_range, marks.context);
+        }
         world->contacts.l.count = 0; // the grid could not grow: no particle contacts this sub-step
         world->contacts.pending_count = 0;
         world->dropped_contacts += world->particles.count;
     } else {
+        sinew__grid_sort(world, marked ? &marks : NULL);
         sinew__contacts_find(world, color);
     }
+    sinew__collider_contacts_find(world, margin, marked);
 }
 
 // The contact response, the last move of a sub-step, called only when there are contacts:
@@ -278,7 +289,6 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             // and the contacts are found again after them.
             find_contacts(world, !jacobi, solver.substeps - 1 - s, extra);
             covered = s + world->grid.ahead;
-            sinew__collider_contacts_find(world, world->grid.ahead > 0 ? 2.0f * world->grid.margin : 0.0f);
         } else {
             sinew__contacts_promote(world);
             sinew__collider_contacts_refresh(world);

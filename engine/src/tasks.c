@@ -181,7 +181,10 @@ static sinew__pool *pool_start(sinew_world *world, int threads)
     return p;
 }
 
-static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range, void *context)
+// Runs the job over the workers; the calling thread first runs beside (when not NULL), then takes
+// chunks (its own range first, unless a worker took it meanwhile).
+static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range, void *context,
+                     void (*beside)(void *), void *beside_context)
 {
     const int workers = p->threads + 1;
     int chunk = (count + 4 * workers - 1) / (4 * workers); // about four chunks a worker
@@ -201,6 +204,9 @@ static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range
         pthread_mutex_lock(&p->lock);
         pthread_cond_broadcast(&p->wake);
         pthread_mutex_unlock(&p->lock);
+    }
+    if (beside != NULL) {
+        beside(beside_context);
     }
     run_chunks(p, 0);
     while (atomic_load(&p->pending) > 0) {
@@ -266,6 +272,29 @@ void sinew__parallel_for(const sinew__tasks *t, sinew_task_fn *fn, int count, in
             t->finish(task, t->context);
         }
     } else {
-        pool_run(t->pool, fn, count, min_range, context);
+        pool_run(t->pool, fn, count, min_range, context, NULL, NULL);
+    }
+}
+
+void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, void (*beside)(void *),
+                                void *beside_context)
+{
+    if (job == NULL || job->count <= 0 || t->workers <= 1 || job->count < 2 * job->min_range) {
+        if (beside != NULL) {
+            beside(beside_context);
+        }
+        if (job != NULL) {
+            sinew__parallel_for(t, job->fn, job->count, job->min_range, job->context);
+        }
+    } else if (t->enqueue != NULL) {
+        void *task = t->enqueue(job->fn, job->count, job->min_range, job->context, t->context);
+        if (beside != NULL) {
+            beside(beside_context);
+        }
+        if (task != NULL) {
+            t->finish(task, t->context);
+        }
+    } else {
+        pool_run(t->pool, job->fn, job->count, job->min_range, job->context, beside, beside_context);
     }
 }

@@ -43,3 +43,17 @@ void sinew__tasks_stepping(sinew__tasks *t, bool stepping);
 // inline with one worker, or when count is under 2 * min_range. The items must not depend on one
 // another: the results then do not depend on how the ranges fell.
 void sinew__parallel_for(const sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context);
+
+// A stage to run later: fn over the items [0, count) in ranges of at least min_range.
+typedef struct sinew__job {
+    sinew_task_fn *fn;
+    int count, min_range;
+    void *context;
+} sinew__job;
+
+// Runs `job` over the workers while the calling thread runs beside(beside_context), one-thread
+// work the job does not wait for; the calling thread then helps with the job's items. Returns
+// when both ran. They must touch disjoint data: the results are then those of one after the
+// other, in either order. A NULL job (or one of no items) runs beside alone; beside may be NULL.
+void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, void (*beside)(void *),
+                                void *beside_context);
