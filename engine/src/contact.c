@@ -1206,8 +1206,8 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     __m256 si = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_i[from]));
     __m256 sj = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_j[from]));
     if (jacobi) {
-        const __m256 share =
-            _mm256_min_ps(_mm256_i32gather_ps(p->inv_n, i, 4), _mm256_i32gather_ps(p->inv_n, j, 4));
+        const __m256 share = _mm256_min_ps(sinew__links_gather8(p->inv_n, &k->l.c[from], false),
+                                           sinew__links_gather8(p->inv_n, &k->l.c[from], true));
         si = _mm256_mul_ps(si, share);
         sj = _mm256_mul_ps(sj, share);
         float out[8][SINEW__LANES];
