@@ -992,6 +992,67 @@ static void grid_cells_are_the_clamped_floor_of_every_coordinate(void **state)
     }
 }
 
+// The grid's bounds are kept in eight lanes per item of particles and merged: the origin, the
+// largest radius, the colliding count and the margin are those of one pass over the colliding
+// particles, whether the items are whole groups of eight or not (grain 1000: items of a few
+// particles), and whatever lies outside them (particles that do not collide, far away and large).
+static void the_grid_bounds_are_those_of_the_colliding_particles(void **state)
+{
+    (void)state;
+    const int counts[] = {1003, 5000};
+    const int grains[] = {1, 1000};
+    for (int c = 0; c < 2; ++c) {
+        for (int g = 0; g < 2; ++g) {
+            sinew_world_def wd = sinew_default_world_def();
+            wd.workers = 2;
+            sinew_world *w = NULL;
+            assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+            w->tasks.grain = grains[g];
+            uint32_t seed = 12345u + (uint32_t)c;
+            for (int k = 0; k < counts[c]; ++k) {
+                sinew_particle_def d = sinew_default_particle_def();
+                seed = seed * 1664525u + 1013904223u;
+                d.position = sinew_vec2_make((float)(seed >> 8) * 1e-5f - 40.0f, (float)(seed & 0xffffu) * 1e-3f - 20.0f);
+                d.radius = 0.05f + (float)(seed % 97u) * 0.003f;
+                if (k % 7 == 3) { // does not collide: far, large, fast
+                    d.flags = 0u;
+                    d.position = sinew_vec2_make(-1000.0f, 5000.0f);
+                    d.radius = 5.0f;
+                }
+                assert_int_equal(sinew_particle_create(w, &d, NULL), SINEW_OK);
+            }
+            sinew__particles *p = &w->particles;
+            float minx = INFINITY, miny = INFINITY, maxr = 0.0f, min_dx = 0.0f, max_dx = 0.0f, min_dy = 0.0f, max_dy = 0.0f;
+            int m = 0;
+            for (int i = 0; i < p->count; ++i) {
+                seed = seed * 1664525u + 1013904223u;
+                p->dx[i] = (float)(seed % 2001u) * 1e-5f - 0.01f;
+                p->dy[i] = (p->flags[i] & SINEW_PARTICLE_COLLIDES) != 0u ? (float)(seed % 1003u) * -1e-5f : 3.0f;
+                if ((p->flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
+                    minx = fminf(minx, p->x[i]);
+                    miny = fminf(miny, p->y[i]);
+                    maxr = fmaxf(maxr, p->radius[i]);
+                    min_dx = fminf(min_dx, p->dx[i]);
+                    max_dx = fmaxf(max_dx, p->dx[i]);
+                    min_dy = fminf(min_dy, p->dy[i]);
+                    max_dy = fmaxf(max_dy, p->dy[i]);
+                    m += 1;
+                }
+            }
+            assert_true(sinew__grid_build(w, 1, 0.0f));
+            const sinew__grid *grid = &w->grid;
+            assert_true(grid->minx == minx && grid->miny == miny);
+            assert_true(grid->max_radius == maxr);
+            assert_int_equal(grid->placed, m);
+            assert_int_equal(grid->sorted_count, m);
+            const float half_x = 0.5f * (max_dx - min_dx), half_y = 0.5f * (max_dy - min_dy);
+            assert_true(grid->ahead == 1);
+            assert_true(grid->margin == sqrtf(half_x * half_x + half_y * half_y));
+            sinew_world_destroy(w);
+        }
+    }
+}
+
 // ---- 8. the collider API ----------------------------------------------------------------------
 
 // Calls one create function with the given arguments (a table of refusals below).
@@ -1927,6 +1988,7 @@ int main(void)
         cmocka_unit_test(world_bounds_keep_balls_inside),
         cmocka_unit_test(a_gauss_seidel_pile_holds_no_jacobi_arrays),
         cmocka_unit_test(grid_cells_are_the_clamped_floor_of_every_coordinate),
+        cmocka_unit_test(the_grid_bounds_are_those_of_the_colliding_particles),
         cmocka_unit_test(a_mixed_pile_keeps_shares_per_contact),
         cmocka_unit_test(the_one_material_summary_follows_every_change),
         cmocka_unit_test(a_warm_pile_steps_without_allocating),

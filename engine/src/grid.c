@@ -70,6 +70,35 @@ static void merge_bounds(grid_bounds *b, const grid_bounds *o)
     b->m += o->m;
 }
 
+// An item's bounds are kept in eight lanes (particle i0 + k in lane k % 8), merged in lane order
+// at the end: without the loop-carried minimum and maximum of one running value the loop
+// vectorises (it took 3 ns a particle). A select `v < lo ? v : lo` skips NaN as the running one
+// did, so the result is the same minimum, up to the sign of a zero (which the grid's origin and
+// margin do not see: both zeros give the same cells and the same margin).
+#define BOUND_LANES 8
+SINEW_FORCE_INLINE void bound_lane(int l, bool in, float x, float y, float r, float dx, float dy, float *restrict minx,
+                                   float *restrict miny, float *restrict maxx, float *restrict maxy, float *restrict maxr,
+                                   float *restrict min_dx, float *restrict min_dy, float *restrict max_dx,
+                                   float *restrict max_dy, int *restrict m)
+{
+    // A particle that does not collide takes part as NaN, which no select takes.
+    x = in ? x : NAN;
+    y = in ? y : NAN;
+    r = in ? r : NAN;
+    dx = in ? dx : NAN;
+    dy = in ? dy : NAN;
+    minx[l] = x < minx[l] ? x : minx[l];
+    maxx[l] = x > maxx[l] ? x : maxx[l];
+    miny[l] = y < miny[l] ? y : miny[l];
+    maxy[l] = y > maxy[l] ? y : maxy[l];
+    maxr[l] = r > maxr[l] ? r : maxr[l];
+    min_dx[l] = dx < min_dx[l] ? dx : min_dx[l];
+    max_dx[l] = dx > max_dx[l] ? dx : max_dx[l];
+    min_dy[l] = dy < min_dy[l] ? dy : min_dy[l];
+    max_dy[l] = dy > max_dy[l] ? dy : max_dy[l];
+    m[l] += in ? 1 : 0;
+}
+
 static void bounds_items(int start, int end, int worker, void *context)
 {
     (void)worker;
@@ -79,25 +108,35 @@ static void bounds_items(int start, int end, int worker, void *context)
     const float *restrict dx = p->dx, *restrict dy = p->dy;
     const uint32_t *restrict flags = p->flags;
     for (int k = start; k < end; ++k) {
-        float minx = INFINITY, miny = INFINITY, maxx = -INFINITY, maxy = -INFINITY, maxr = 0.0f;
-        float min_dx = INFINITY, min_dy = INFINITY, max_dx = -INFINITY, max_dy = -INFINITY;
-        int m = 0;
+        float minx[BOUND_LANES], miny[BOUND_LANES], maxx[BOUND_LANES], maxy[BOUND_LANES], maxr[BOUND_LANES];
+        float min_dx[BOUND_LANES], min_dy[BOUND_LANES], max_dx[BOUND_LANES], max_dy[BOUND_LANES];
+        int m[BOUND_LANES];
+        for (int l = 0; l < BOUND_LANES; ++l) {
+            minx[l] = miny[l] = min_dx[l] = min_dy[l] = INFINITY;
+            maxx[l] = maxy[l] = max_dx[l] = max_dy[l] = -INFINITY;
+            maxr[l] = 0.0f;
+            m[l] = 0;
+        }
         const int i0 = k * t->item, i1 = i0 + t->item < p->count ? i0 + t->item : p->count;
-        for (int i = i0; i < i1; ++i) {
-            if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
-                minx = x[i] < minx ? x[i] : minx;
-                maxx = x[i] > maxx ? x[i] : maxx;
-                miny = y[i] < miny ? y[i] : miny;
-                maxy = y[i] > maxy ? y[i] : maxy;
-                maxr = r[i] > maxr ? r[i] : maxr;
-                min_dx = dx[i] < min_dx ? dx[i] : min_dx;
-                max_dx = dx[i] > max_dx ? dx[i] : max_dx;
-                min_dy = dy[i] < min_dy ? dy[i] : min_dy;
-                max_dy = dy[i] > max_dy ? dy[i] : max_dy;
-                m += 1;
+        for (int q = i0; q < i1; q += BOUND_LANES) {
+            if (q + BOUND_LANES <= i1) {
+                for (int l = 0; l < BOUND_LANES; ++l) {
+                    bound_lane(l, (flags[q + l] & SINEW_PARTICLE_COLLIDES) != 0u, x[q + l], y[q + l], r[q + l], dx[q + l], dy[q + l],
+                               minx, miny, maxx, maxy, maxr, min_dx, min_dy, max_dx, max_dy, m);
+                }
+            } else {
+                for (int l = 0; q + l < i1; ++l) {
+                    bound_lane(l, (flags[q + l] & SINEW_PARTICLE_COLLIDES) != 0u, x[q + l], y[q + l], r[q + l], dx[q + l], dy[q + l],
+                               minx, miny, maxx, maxy, maxr, min_dx, min_dy, max_dx, max_dy, m);
+                }
             }
         }
-        t->part[k] = (grid_bounds){minx, miny, maxx, maxy, maxr, min_dx, min_dy, max_dx, max_dy, m};
+        grid_bounds b = {INFINITY, INFINITY, -INFINITY, -INFINITY, 0.0f, INFINITY, INFINITY, -INFINITY, -INFINITY, 0};
+        for (int l = 0; l < BOUND_LANES; ++l) {
+            const grid_bounds lane = {minx[l], miny[l], maxx[l], maxy[l], maxr[l], min_dx[l], min_dy[l], max_dx[l], max_dy[l], m[l]};
+            merge_bounds(&b, &lane);
+        }
+        t->part[k] = b;
     }
 }
 
