@@ -211,7 +211,8 @@ static void color_found(sinew_world *world, search *s)
 // in the order they were found (the grid's, so a tile is a region of space), into tiles of
 // SINEW__TILE_CONTACTS, and each tile's contacts go by colour. Tiles are solved one after the
 // other, so a particle's contacts in two tiles never meet in a block. Marks the blocks that lie
-// inside one colour of one tile (all of them independent).
+// inside one colour of one tile (all of them independent), and those followed by another of the
+// same colour as paired (see project_two_avx2 in links.c).
 //
 // Why SINEW__TILE_CONTACTS is 65,536: a tile of a pile touches about 22,000 particles, whose
 // motion records (700 KB) and positions stay in the core's second-level cache while its colours
@@ -248,7 +249,8 @@ static void sort_by_color(sinew_world *world)
         }
         for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
             for (int b = (offset[c] + SINEW__LANES - 1) / SINEW__LANES; (b + 1) * SINEW__LANES <= offset[c + 1]; ++b) {
-                k->l.block_free[b] = 1u;
+                const bool next_too = (b + 2) * SINEW__LANES <= offset[c + 1]; // (the next block is in the colour)
+                k->l.block_free[b] = next_too ? SINEW__BLOCK_FREE_PAIRED : SINEW__BLOCK_FREE;
             }
         }
     }
@@ -1152,23 +1154,30 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void transpose4x8(__m25
     out[7] = _mm256_extractf128_ps(b3, 1);
 }
 
-// A whole block of SINEW__LANES contacts (from `from`, sharing no movable particle unless
-// Jacobi) in AVX2 registers: the loads of response_gather_solve, response_solve and the writes
-// of respond_kernel, with the same IEEE operations in the same order, so both paths give the same
-// bits. Each end's motion record is one vector load; the eight differences j - i, transposed,
-// are the lanes' inputs. max_ps(a, 0) and min_ps(a, 1) are `a > 0 ? a : 0` and `a < 1 ? a : 1`,
-// NaN included.
-SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
-                                           bool jacobi)
+// A block's response in lanes: its ends, the shares and the two changes (f: position, v:
+// displacement) each end takes times its share.
+typedef struct response8 {
+    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+    __m256 si, sj, fx, fy, vx, vy;
+} response8;
+
+// The response of the SINEW__LANES contacts from `from` in AVX2 registers: the loads of
+// response_gather_solve, response_solve and the shares of respond_kernel, with the same IEEE
+// operations in the same order, so both paths give the same bits. Each end's motion record is one
+// vector load; the eight differences j - i, transposed, are the lanes' inputs. max_ps(a, 0) and
+// min_ps(a, 1) are `a > 0 ? a : 0` and `a < 1 ? a : 1`, NaN included.
+SINEW__AVX2 static inline __attribute__((always_inline)) void response_avx2(const sinew__particles *restrict p,
+                                                                           const sinew__contacts *restrict k, int from,
+                                                                           response8 *r)
 {
     __m256i i, j;
     __m256 sum, hi;
     sinew__links_load8(&k->l.c[from], &i, &j, &sum, &hi);
     (void)hi; // a contact's hi is infinite
-    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+    int32_t *ii = r->ii, *jj = r->jj;
     _mm256_storeu_si256((__m256i *)ii, i);
     _mm256_storeu_si256((__m256i *)jj, j);
-    sinew__motion *restrict motion = p->motion;
+    const sinew__motion *restrict motion = p->motion;
     __m256 d[SINEW__LANES];
     for (int l = 0; l < SINEW__LANES; ++l) {
         d[l] = _mm256_sub_ps(_mm256_load_ps(&motion[jj[l]].x), _mm256_load_ps(&motion[ii[l]].x));
@@ -1201,47 +1210,79 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
         _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(sum, sum), _CMP_LT_OQ);
     const __m256 touching = _mm256_cmp_ps(e2, _mm256_mul_ps(touch, touch), _CMP_LT_OQ);
     const __m256 play = _mm256_and_ps(_mm256_or_ps(overlapped, touching), one);
-    // respond_kernel's writes.
     const __m256 one_share = _mm256_set1_ps(k->one_share);
-    __m256 si = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_i[from]));
-    __m256 sj = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_j[from]));
-    if (jacobi) {
-        const __m256 share = _mm256_min_ps(sinew__links_gather8(p->inv_n, &k->l.c[from], false),
-                                           sinew__links_gather8(p->inv_n, &k->l.c[from], true));
-        si = _mm256_mul_ps(si, share);
-        sj = _mm256_mul_ps(sj, share);
-        float out[8][SINEW__LANES];
-        _mm256_storeu_ps(out[0], _mm256_mul_ps(si, vx));
-        _mm256_storeu_ps(out[1], _mm256_mul_ps(si, vy));
-        _mm256_storeu_ps(out[2], _mm256_mul_ps(sj, vx));
-        _mm256_storeu_ps(out[3], _mm256_mul_ps(sj, vy));
-        _mm256_storeu_ps(out[4], _mm256_mul_ps(si, fx));
-        _mm256_storeu_ps(out[5], _mm256_mul_ps(si, fy));
-        _mm256_storeu_ps(out[6], _mm256_mul_ps(sj, fx));
-        _mm256_storeu_ps(out[7], _mm256_mul_ps(sj, fy));
-        sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
-        for (int l = 0; l < SINEW__LANES; ++l) {
-            acc[ii[l]].dx -= (double)out[0][l];
-            acc[ii[l]].dy -= (double)out[1][l];
-            acc[jj[l]].dx += (double)out[2][l];
-            acc[jj[l]].dy += (double)out[3][l];
-            acc2[ii[l]].dx -= (double)out[4][l];
-            acc2[ii[l]].dy -= (double)out[5][l];
-            acc2[jj[l]].dx += (double)out[6][l];
-            acc2[jj[l]].dy += (double)out[7][l];
-        }
+    r->si = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_i[from]));
+    r->sj = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_j[from]));
+    r->fx = fx;
+    r->fy = fy;
+    r->vx = vx;
+    r->vy = vy;
+}
+
+// Gauss-Seidel's writes of a block whose contacts share no movable particle: each end's x, y, dx,
+// dy (the first four values of its record) change by its lane's (share f, share v); an immovable
+// end has a share of 0 and keeps its values.
+SINEW__AVX2 static inline __attribute__((always_inline)) void response_write_avx2(sinew__motion *restrict motion,
+                                                                                 const response8 *r)
+{
+    __m128 ui[SINEW__LANES], uj[SINEW__LANES];
+    transpose4x8(_mm256_mul_ps(r->si, r->fx), _mm256_mul_ps(r->si, r->fy), _mm256_mul_ps(r->si, r->vx),
+                 _mm256_mul_ps(r->si, r->vy), ui);
+    transpose4x8(_mm256_mul_ps(r->sj, r->fx), _mm256_mul_ps(r->sj, r->fy), _mm256_mul_ps(r->sj, r->vx),
+                 _mm256_mul_ps(r->sj, r->vy), uj);
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        _mm_store_ps(&motion[r->ii[l]].x, _mm_sub_ps(_mm_load_ps(&motion[r->ii[l]].x), ui[l]));
+        _mm_store_ps(&motion[r->jj[l]].x, _mm_add_ps(_mm_load_ps(&motion[r->jj[l]].x), uj[l]));
+    }
+}
+
+// A whole block of SINEW__LANES contacts from `from` (sharing no movable particle unless
+// Jacobi, whose block adds its changes, times 1 / max(n_i, n_j), to both ends' sums).
+SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
+                                           bool jacobi)
+{
+    response8 r;
+    response_avx2(p, k, from, &r);
+    if (!jacobi) {
+        response_write_avx2(p->motion, &r);
         return;
     }
-    // No movable particle twice in the block: each end's x, y, dx, dy (the first four values of
-    // its record) change by its lane's (share f, share v); an immovable end has a share of 0 and
-    // keeps its values.
-    __m128 ui[SINEW__LANES], uj[SINEW__LANES];
-    transpose4x8(_mm256_mul_ps(si, fx), _mm256_mul_ps(si, fy), _mm256_mul_ps(si, vx), _mm256_mul_ps(si, vy), ui);
-    transpose4x8(_mm256_mul_ps(sj, fx), _mm256_mul_ps(sj, fy), _mm256_mul_ps(sj, vx), _mm256_mul_ps(sj, vy), uj);
+    const int32_t *ii = r.ii, *jj = r.jj;
+    const __m256 share = _mm256_min_ps(sinew__links_gather8(p->inv_n, &k->l.c[from], false),
+                                       sinew__links_gather8(p->inv_n, &k->l.c[from], true));
+    const __m256 si = _mm256_mul_ps(r.si, share), sj = _mm256_mul_ps(r.sj, share);
+    const __m256 fx = r.fx, fy = r.fy, vx = r.vx, vy = r.vy;
+    float out[8][SINEW__LANES];
+    _mm256_storeu_ps(out[0], _mm256_mul_ps(si, vx));
+    _mm256_storeu_ps(out[1], _mm256_mul_ps(si, vy));
+    _mm256_storeu_ps(out[2], _mm256_mul_ps(sj, vx));
+    _mm256_storeu_ps(out[3], _mm256_mul_ps(sj, vy));
+    _mm256_storeu_ps(out[4], _mm256_mul_ps(si, fx));
+    _mm256_storeu_ps(out[5], _mm256_mul_ps(si, fy));
+    _mm256_storeu_ps(out[6], _mm256_mul_ps(sj, fx));
+    _mm256_storeu_ps(out[7], _mm256_mul_ps(sj, fy));
+    sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
     for (int l = 0; l < SINEW__LANES; ++l) {
-        _mm_store_ps(&motion[ii[l]].x, _mm_sub_ps(_mm_load_ps(&motion[ii[l]].x), ui[l]));
-        _mm_store_ps(&motion[jj[l]].x, _mm_add_ps(_mm_load_ps(&motion[jj[l]].x), uj[l]));
+        acc[ii[l]].dx -= (double)out[0][l];
+        acc[ii[l]].dy -= (double)out[1][l];
+        acc[jj[l]].dx += (double)out[2][l];
+        acc[jj[l]].dy += (double)out[3][l];
+        acc2[ii[l]].dx -= (double)out[4][l];
+        acc2[ii[l]].dy -= (double)out[5][l];
+        acc2[jj[l]].dx += (double)out[6][l];
+        acc2[jj[l]].dy += (double)out[7][l];
     }
+}
+
+// Two paired blocks (Gauss-Seidel; see SINEW__BLOCK_FREE_PAIRED): both computed before either is
+// written, so that their chains of roots and divisions overlap (as project_two_avx2's).
+SINEW__AVX2 static void respond_two_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from)
+{
+    response8 a, b;
+    response_avx2(p, k, from, &a);
+    response_avx2(p, k, from + SINEW__LANES, &b);
+    response_write_avx2(p->motion, &a);
+    response_write_avx2(p->motion, &b);
 }
 #endif
 
@@ -1265,6 +1306,12 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
             const int from = together ? first : first + g, count = together ? SINEW__LANES : 1;
 #if SINEW__X86
             if (together && world->avx2) {
+                const int b = first / SINEW__LANES;
+                if (!jacobi && k->l.block_free[b] == SINEW__BLOCK_FREE_PAIRED && b + 1 < b1) {
+                    respond_two_avx2(p, k, from);
+                    first += SINEW__LANES; // (both taken)
+                    continue;
+                }
                 respond_block_avx2(p, k, from, jacobi);
                 continue;
             }

@@ -51,8 +51,16 @@ typedef struct sinew__run {
 #define SINEW__LANES 8
 // What a block of links is (sinew__links.block_free): links sharing a movable particle, or free,
 // and then how its particles lie, for the AVX2 kernels: anywhere (gathered), a run (link l joins
-// i0 + l and i0 + off + l, |off| >= 8), or pairs (link l joins i0 + 2l and i0 + 2l + 1).
-enum sinew__block_kind { SINEW__BLOCK_SHARED = 0, SINEW__BLOCK_FREE = 1, SINEW__BLOCK_RUN = 2, SINEW__BLOCK_PAIRS = 3 };
+// i0 + l and i0 + off + l, |off| >= 8), or pairs (link l joins i0 + 2l and i0 + 2l + 1). Free and
+// paired: anywhere, and the next block is free and shares no movable particle with this one (the
+// contacts' blocks inside one colour), so the AVX2 kernels may take the two together.
+enum sinew__block_kind {
+    SINEW__BLOCK_SHARED = 0,
+    SINEW__BLOCK_FREE = 1,
+    SINEW__BLOCK_RUN = 2,
+    SINEW__BLOCK_PAIRS = 3,
+    SINEW__BLOCK_FREE_PAIRED = 4
+};
 void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
 // Jacobi: adds each link's correction, times omega / max(n_i, n_j), to both ends' sums.
 void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega);
