@@ -186,33 +186,14 @@ SINEW__AVX2 static int pair_range_avx2(const sinew_world *world, sinew__distance
 }
 #endif
 
-// Gauss-Seidel's order: each found contact, in order, takes the lowest colour that no earlier
-// contact of its two particles has; immovable particles take none. The colour goes in the
-// contact's hi (infinite for every contact, as sort_by_color sets it again).
-static void color_found(sinew_world *world, search *s)
-{
-    sinew__particles *p = &world->particles;
-    sinew__distance *restrict found = world->contacts.found;
-    uint32_t *restrict colors = p->colors;
-    const float *restrict w = p->w;
-    memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
-    for (int m = 0; m < s->count; ++m) {
-        const int i = found[m].i, j = found[m].j;
-        const bool movable_i = w[i] > 0.0f, movable_j = w[j] > 0.0f;
-        const int c = lowest_clear_bit((movable_i ? colors[i] : 0u) | (movable_j ? colors[j] : 0u));
-        const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
-        colors[i] |= movable_i ? bit : 0u;
-        colors[j] |= movable_j ? bit : 0u;
-        found[m].hi = (float)c;
-    }
-}
-
-// Sorts the found contacts by colour into the solved arrays, tile by tile: the contacts are cut,
-// in the order they were found (the grid's, so a tile is a region of space), into tiles of
-// SINEW__TILE_CONTACTS, and each tile's contacts go by colour. Tiles are solved one after the
-// other, so a particle's contacts in two tiles never meet in a block. Marks the blocks that lie
-// inside one colour of one tile (all of them independent), and those followed by another of the
-// same colour as paired (see project_two_avx2 in links.c).
+// Gauss-Seidel's order, tile by tile: the found contacts are cut, in the order they were found
+// (the grid's, so a tile is a region of space), into tiles of SINEW__TILE_CONTACTS; each contact,
+// in order, takes the lowest colour that no earlier contact of its two particles has (immovable
+// particles take none), and each tile's contacts then go by colour into the solved arrays (their
+// hi infinite again). Tiles are solved one after the other, so a particle's contacts in two tiles
+// never meet in a block. Marks the blocks that lie inside one colour of one tile (all of them
+// independent), and those followed by another of the same colour as paired (see
+// project_two_avx2 in links.c). A tile's colours are counted as they are given.
 //
 // Why SINEW__TILE_CONTACTS is 65,536: a tile of a pile touches about 22,000 particles, whose
 // motion records (700 KB) and positions stay in the core's second-level cache while its colours
@@ -221,10 +202,14 @@ static void color_found(sinew_world *world, search *s)
 // one tile for all, 18.0. Small tiles cost settling: at 10,000 balls, 8 x 4, tiles of 8,192
 // raised the median max overlap over twelve lattices from 0.9% to 2.3% of the radius. Such a pile
 // (29,000 contacts) is one tile, in the order of a colour sort of all.
-static void sort_by_color(sinew_world *world)
+static void color_and_sort(sinew_world *world, int count)
 {
     sinew__contacts *k = &world->contacts;
-    const int count = k->l.count;
+    sinew__particles *p = &world->particles;
+    sinew__distance *restrict found = k->found;
+    uint32_t *restrict colors = p->colors;
+    const float *restrict w = p->w;
+    memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
     const int blocks = (count + SINEW__LANES - 1) / SINEW__LANES;
     if (blocks > 0) {
         memset(k->l.block_free, 0, (size_t)blocks);
@@ -233,7 +218,14 @@ static void sort_by_color(sinew_world *world)
         const int t1 = count - t0 < SINEW__TILE_CONTACTS ? count : t0 + SINEW__TILE_CONTACTS;
         int offset[SINEW__OVERFLOW_COLOR + 2] = {0};
         for (int m = t0; m < t1; ++m) {
-            offset[(int)k->found[m].hi + 1] += 1;
+            const int i = found[m].i, j = found[m].j;
+            const bool movable_i = w[i] > 0.0f, movable_j = w[j] > 0.0f;
+            const int c = lowest_clear_bit((movable_i ? colors[i] : 0u) | (movable_j ? colors[j] : 0u));
+            const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
+            colors[i] |= movable_i ? bit : 0u;
+            colors[j] |= movable_j ? bit : 0u;
+            found[m].hi = (float)c;
+            offset[c + 1] += 1;
         }
         offset[0] = t0;
         for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
@@ -242,7 +234,7 @@ static void sort_by_color(sinew_world *world)
         int cursor[SINEW__OVERFLOW_COLOR + 1];
         memcpy(cursor, offset, sizeof cursor);
         for (int m = t0; m < t1; ++m) {
-            sinew__distance c = k->found[m];
+            sinew__distance c = found[m];
             const int to = cursor[(int)c.hi]++;
             c.hi = INFINITY;
             k->l.c[to] = c;
@@ -879,8 +871,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
             memcpy(k->pending, k->l.c, sizeof(sinew__distance) * (size_t)k->pending_count);
         }
         k->l.count = s.count;
-        color_found(world, &s);
-        sort_by_color(world);
+        color_and_sort(world, s.count);
         refresh_spans(world, 0);
     } else { // Jacobi: the order does not matter; the kept ones go straight to l.c.
         if (!split) {

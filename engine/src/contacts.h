@@ -195,7 +195,7 @@ static inline int sinew__grid_cell(float v, float origin, float inv_cell, int n)
 }
 
 // contact.c: particle-particle contacts.
-// Contacts per tile of Gauss-Seidel's order (see sort_by_color in contact.c, and why this size).
+// Contacts per tile of Gauss-Seidel's order (see color_and_sort in contact.c, and why this size).
 #define SINEW__TILE_CONTACTS 65536
 void sinew__contacts_find(sinew_world *world, bool color);
 // At a sub-step that does not search: moves the pending contacts now within the contact reach (at
