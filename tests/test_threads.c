@@ -306,6 +306,73 @@ static void the_parallel_search_holds_what_one_thread_holds(void **state)
     assert_true((double)bytes[1] <= 1.05 * (double)bytes[0]);
 }
 
+// sinew__parallel_for_beside (the grid's counting sort beside the collider marks): every item of
+// the job runs once and the one-thread work once, with the built-in pool at 1 to 3 workers and
+// with a task system that runs tasks inline; a job of no items, or none, runs the work alone.
+typedef struct beside_counts {
+    int items[5000];
+    int beside_runs;
+} beside_counts;
+
+static void count_items_once(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    beside_counts *b = context;
+    for (int k = start; k < end; ++k) {
+        b->items[k] += 1;
+    }
+}
+
+static void count_beside(void *context) { ((beside_counts *)context)->beside_runs += 1; }
+
+static void *run_inline(sinew_task_fn *task, int count, int min_range, void *task_context, void *user_context)
+{
+    (void)min_range;
+    (void)user_context;
+    task(0, count, 0, task_context);
+    return NULL;
+}
+
+static void finish_inline(void *user_task, void *user_context)
+{
+    (void)user_task;
+    (void)user_context;
+}
+
+static void a_job_beside_one_thread_work_runs_every_item_once(void **state)
+{
+    (void)state;
+    for (int setup = 0; setup < 4; ++setup) {
+        sinew_world_def wd = sinew_default_world_def();
+        wd.workers = setup < 3 ? setup + 1 : 2;
+        if (setup == 3) {
+            wd.enqueue_task = run_inline;
+            wd.finish_task = finish_inline;
+        }
+        sinew_world *w = NULL;
+        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+        beside_counts *b = calloc(1, sizeof *b);
+        assert_non_null(b);
+        const sinew__job job = {count_items_once, 5000, 16, b};
+        for (int round = 0; round < 20; ++round) {
+            sinew__parallel_for_beside(&w->tasks, &job, count_beside, b);
+        }
+        for (int k = 0; k < 5000; ++k) {
+            assert_int_equal(b->items[k], 20);
+        }
+        assert_int_equal(b->beside_runs, 20);
+        const sinew__job none = {count_items_once, 0, 16, b};
+        sinew__parallel_for_beside(&w->tasks, &none, count_beside, b);
+        sinew__parallel_for_beside(&w->tasks, NULL, count_beside, b);
+        sinew__parallel_for_beside(&w->tasks, &job, NULL, NULL);
+        assert_int_equal(b->beside_runs, 22);
+        assert_int_equal(b->items[0], 21);
+        assert_int_equal(b->items[4999], 21);
+        free(b);
+        sinew_world_destroy(w);
+    }
+}
+
 static void bad_thread_settings_are_refused(void **state)
 {
     (void)state;
@@ -406,6 +473,7 @@ int main(void)
         cmocka_unit_test(clumped_piles_give_the_same_state_at_any_count),
         cmocka_unit_test(bands_that_split_their_contacts_give_the_same_state),
         cmocka_unit_test(the_parallel_search_holds_what_one_thread_holds),
+        cmocka_unit_test(a_job_beside_one_thread_work_runs_every_item_once),
         cmocka_unit_test(bad_thread_settings_are_refused),
         cmocka_unit_test(loads_and_clones_keep_the_state_at_any_count),
         cmocka_unit_test(several_worlds_step_at_once),
