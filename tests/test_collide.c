@@ -1507,18 +1507,25 @@ static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
     sinew_world_destroy(w);
 }
 
-// Balls of two weights: the contacts keep each one's shares and frictions.
-static void a_mixed_pile_keeps_shares_per_contact(void **state)
+// A world of the default def holding a pile of 200 balls, their ids in `ids`.
+static sinew_world *pile_of_200(sinew_particle_id ids[200])
 {
-    (void)state;
     sinew_world *w = NULL;
     assert_int_equal(sinew_world_create(NULL, &w), SINEW_OK);
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 200;
-    sinew_particle_id ids[200];
     sinew_pile pile = {0};
     pile.particles = ids;
     assert_int_equal(sinew_pile_create(w, &pd, &pile), SINEW_OK);
+    return w;
+}
+
+// Balls of two weights: the contacts keep each one's shares and frictions.
+static void a_mixed_pile_keeps_shares_per_contact(void **state)
+{
+    (void)state;
+    sinew_particle_id ids[200];
+    sinew_world *w = pile_of_200(ids);
     assert_int_equal(sinew_particle_set_weight(w, ids[0], 0.5f), SINEW_OK);
     for (int s = 0; s < 30; ++s) {
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
@@ -1534,14 +1541,9 @@ static void a_mixed_pile_keeps_shares_per_contact(void **state)
 static void the_one_material_summary_follows_every_change(void **state)
 {
     (void)state;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(NULL, &w), SINEW_OK);
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = 200;
     sinew_particle_id ids[200];
-    sinew_pile pile = {0};
-    pile.particles = ids;
-    assert_int_equal(sinew_pile_create(w, &pd, &pile), SINEW_OK);
+    sinew_world *w = pile_of_200(ids);
+    const sinew_pile_def pd = sinew_default_pile_def(); // (the balls' weight, frictions and radius)
     const uint32_t collides = sinew_default_particle_def().flags;
     assert_true((collides & SINEW_PARTICLE_COLLIDES) != 0u);
     step_n(w, 5);

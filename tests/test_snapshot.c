@@ -49,24 +49,40 @@ static void assert_same_world(const sinew_world *a, const sinew_world *b)
     free(sb);
 }
 
-// Saves after `before` steps, steps `after` more; loads the save (and clones the world at the
-// save) and steps them `after`: all three end alike. Destroys `w`.
+// A world's two copies as it is now: loaded from its save, and its clone.
+typedef struct copies {
+    sinew_world *loaded, *clone;
+} copies;
+
+static copies copies_of(const sinew_world *w)
+{
+    size_t size;
+    uint8_t *buf = save(w, &size);
+    copies c = {load(buf, size), NULL};
+    assert_int_equal(sinew_world_clone(w, &c.clone), SINEW_OK);
+    free(buf);
+    return c;
+}
+
+// Steps the world and its copies `n` steps: all three end alike.
+static void step_alike(sinew_world *w, copies c, int n)
+{
+    step(w, n);
+    step(c.loaded, n);
+    step(c.clone, n);
+    assert_same_world(w, c.loaded);
+    assert_same_world(w, c.clone);
+}
+
+// Saves after `before` steps (and clones the world there), then steps the world, the loaded save
+// and the clone `after` more: all three end alike. Destroys `w`.
 static void check_same_future(sinew_world *w, int before, int after)
 {
     step(w, before);
-    size_t size;
-    uint8_t *buf = save(w, &size);
-    sinew_world *clone = NULL;
-    assert_int_equal(sinew_world_clone(w, &clone), SINEW_OK);
-    step(w, after);
-    sinew_world *loaded = load(buf, size);
-    step(loaded, after);
-    step(clone, after);
-    assert_same_world(w, loaded);
-    assert_same_world(w, clone);
-    free(buf);
-    sinew_world_destroy(loaded);
-    sinew_world_destroy(clone);
+    const copies c = copies_of(w);
+    step_alike(w, c, after);
+    sinew_world_destroy(c.loaded);
+    sinew_world_destroy(c.clone);
     sinew_world_destroy(w);
 }
 
@@ -466,28 +482,15 @@ static void a_force_applied_before_a_save_acts_once_in_the_copies(void **state)
     step(w, 30);
     const sinew_particle_id ball = sinew_particle_id_at(w, sinew_world_particles(w).count - 1);
     assert_int_equal(sinew_particle_apply_force(w, ball, sinew_vec2_make(400.0f, 900.0f)), SINEW_OK);
-    size_t size;
-    uint8_t *buf = save(w, &size);
-    sinew_world *clone = NULL;
-    assert_int_equal(sinew_world_clone(w, &clone), SINEW_OK);
-    sinew_world *loaded = load(buf, size);
+    const copies c = copies_of(w);
     sinew_vec2 before, after;
     assert_int_equal(sinew_particle_get_position(w, ball, &before), SINEW_OK);
-    step(w, 1);
+    step_alike(w, c, 1);
     assert_int_equal(sinew_particle_get_position(w, ball, &after), SINEW_OK);
     assert_true(after.y - before.y > 0.05f); // the push (15 m/s^2 up over 1/60 s) acted
-    step(loaded, 1);
-    step(clone, 1);
-    assert_same_world(w, loaded);
-    assert_same_world(w, clone);
-    step(w, 40); // and is spent: the force is not applied again
-    step(loaded, 40);
-    step(clone, 40);
-    assert_same_world(w, loaded);
-    assert_same_world(w, clone);
-    free(buf);
-    sinew_world_destroy(loaded);
-    sinew_world_destroy(clone);
+    step_alike(w, c, 40); // and is spent: the force is not applied again
+    sinew_world_destroy(c.loaded);
+    sinew_world_destroy(c.clone);
     sinew_world_destroy(w);
 }
 
