@@ -78,10 +78,6 @@ static bool linked(const sinew_world *world, int a, int b)
     return false;
 }
 
-typedef struct search {
-    int count;
-} search;
-
 // Makes room for `more` contacts after the first `count`. False when memory ran out.
 static bool reserve(sinew_world *world, int count, int more)
 {
@@ -202,9 +198,10 @@ SINEW__AVX2 static int pair_range_avx2(const sinew_world *world, sinew__distance
 // one tile for all, 18.0. Small tiles cost settling: at 10,000 balls, 8 x 4, tiles of 8,192
 // raised the median max overlap over twelve lattices from 0.9% to 2.3% of the radius. Such a pile
 // (29,000 contacts) is one tile, in the order of a colour sort of all.
-static void color_and_sort(sinew_world *world, int count)
+static void color_and_sort(sinew_world *world)
 {
     sinew__contacts *k = &world->contacts;
+    const int count = k->l.count;
     sinew__particles *p = &world->particles;
     sinew__distance *restrict found = k->found;
     uint32_t *restrict colors = p->colors;
@@ -855,37 +852,37 @@ void sinew__contacts_find(sinew_world *world, bool color)
         return;
     }
     bool split = false;
-    search s = {find_all(world, &split)};
-    if (!split && split_spreads(world, s.count)) {
-        s.count = split_items_spread(world, s.count);
+    int found_count = find_all(world, &split);
+    if (!split && split_spreads(world, found_count)) {
+        found_count = split_items_spread(world, found_count);
         split = true;
     }
     if (color) {
         // The kept ones stay at the front of `found` and the pending ones go to l.c for a moment,
         // then after them, so that the colour sort can write l.c (find_all's split leaves them so).
         if (!split) {
-            s.count = split_pending(k, s.count, k->found, k->l.c);
+            found_count = split_pending(k, found_count, k->found, k->l.c);
         }
-        k->pending = s.count > 0 ? k->found + s.count : k->found; // (no arithmetic on a NULL found)
+        k->pending = found_count > 0 ? k->found + found_count : k->found; // (no arithmetic on a NULL found)
         if (!split && k->pending_count > 0) {
             memcpy(k->pending, k->l.c, sizeof(sinew__distance) * (size_t)k->pending_count);
         }
-        k->l.count = s.count;
-        color_and_sort(world, s.count);
+        k->l.count = found_count;
+        color_and_sort(world);
         refresh_spans(world, 0);
     } else { // Jacobi: the order does not matter; the kept ones go straight to l.c.
         if (!split) {
-            s.count = split_pending(k, s.count, k->l.c, k->found);
+            found_count = split_pending(k, found_count, k->l.c, k->found);
         } else { // (the kept ones are at the front of `found`, the pending ones after them)
             swap_found(k);
             if (k->pending_count > 0) {
-                memcpy(k->found, k->l.c + s.count, sizeof(sinew__distance) * (size_t)k->pending_count);
+                memcpy(k->found, k->l.c + found_count, sizeof(sinew__distance) * (size_t)k->pending_count);
             }
         }
         k->pending = k->found;
-        k->l.count = s.count;
-        if (s.count > 0) {
-            memset(k->l.block_free, 0, (size_t)(s.count + SINEW__LANES - 1) / SINEW__LANES);
+        k->l.count = found_count;
+        if (found_count > 0) {
+            memset(k->l.block_free, 0, (size_t)(found_count + SINEW__LANES - 1) / SINEW__LANES);
         }
     }
     k->pending_segs = k->pending_count > 0 ? 1 : 0;
@@ -915,7 +912,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         k->l.count = k->pending_count = 0;
         return;
     }
-    for (int m = 0; m < s.count; ++m) {
+    for (int m = 0; m < found_count; ++m) {
         set_response(k, p, m);
     }
 }
