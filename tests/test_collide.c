@@ -1734,6 +1734,93 @@ static void the_contacts_of_a_large_pile_go_in_independent_blocks(void **state)
     sinew_world_destroy(w);
 }
 
+// With workers, a pile's spans (runs of blocks Gauss-Seidel spreads over them) come from its
+// colours: every span holds blocks that share no movable particle, over several tiles, with
+// immovable balls in the pile, and for a crowd (contacts past the last colour: then they are
+// found by a scan). Checked after each step, and after each search of a pile alone.
+static void assert_spans_hold_independent_blocks(const sinew_world *w, int *span_of, int *block_of, int *uid)
+{
+    const sinew__links *l = &w->contacts.l;
+    const int blocks = (l->count + SINEW__LANES - 1) / SINEW__LANES;
+    assert_true(sinew__links_spread(w, l)); // (else there are none)
+    assert_true(l->spans_valid);
+    assert_int_equal(l->span[0], 0);
+    assert_int_equal(l->span[l->span_count], blocks);
+    for (int s = 0; s < l->span_count; ++s) {
+        assert_true(l->span[s] < l->span[s + 1]);
+        *uid += 1;
+        for (int b = (int)l->span[s]; b < (int)l->span[s + 1]; ++b) {
+            const int end = (b + 1) * SINEW__LANES < l->count ? (b + 1) * SINEW__LANES : l->count;
+            for (int k = b * SINEW__LANES; k < end; ++k) {
+                const int ends[2] = {l->c[k].i, l->c[k].j};
+                for (int e = 0; e < 2; ++e) {
+                    const int p = ends[e];
+                    if (!(w->particles.w[p] > 0.0f)) {
+                        continue;
+                    }
+                    assert_false(span_of[p] == *uid && block_of[p] != b); // in no other block of the span
+                    span_of[p] = *uid;
+                    block_of[p] = b;
+                }
+            }
+        }
+    }
+}
+
+static int64_t check_spans(sinew_world *w, int steps, int *most)
+{
+    *most = 0;
+    const int n = w->particles.count;
+    int *span_of = calloc((size_t)n, sizeof(int)), *block_of = calloc((size_t)n, sizeof(int)), uid = 0;
+    assert_non_null(span_of);
+    assert_non_null(block_of);
+    for (int step = 0; step < steps; ++step) {
+        // A search of its own, as a step's first sub-step makes one: the spans it leaves.
+        assert_true(sinew__grid_place(w, 0, 0.0f));
+        sinew__grid_sort(w, NULL);
+        sinew__contacts_find(w, true);
+        assert_spans_hold_independent_blocks(w, span_of, block_of, &uid);
+        *most = w->contacts.l.count > *most ? w->contacts.l.count : *most;
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        assert_spans_hold_independent_blocks(w, span_of, block_of, &uid); // (promotions added to them)
+    }
+    free(span_of);
+    free(block_of);
+    return w->contacts.colour_spans;
+}
+
+static void the_spans_of_a_pile_hold_independent_blocks(void **state)
+{
+    (void)state;
+    sinew_world *w = new_world(SINEW_SOLVER_GAUSS_SEIDEL, earth, 4, 1);
+    assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 30000;
+    pd.spacing = 0.98f; // three neighbours each touch from the start: two tiles
+    pd.row_offset = 0.49f;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    for (int k = 0; k < pd.count; k += 7) { // immovable balls among them
+        assert_int_equal(sinew_particle_set_weight(w, sinew_particle_id_at(w, k), 0.0f), SINEW_OK);
+    }
+    int most = 0;
+    assert_true(check_spans(w, 6, &most) >= 6);
+    assert_true(most > SINEW__TILE_CONTACTS); // (two tiles)
+    sinew_world_destroy(w);
+
+    // A crowd: 1,600 balls of radius 0.5, 0.18 apart, about a hundred contacts each (past the
+    // colours): one search and one step, before it flies apart.
+    w = new_world(SINEW_SOLVER_GAUSS_SEIDEL, earth, 4, 1);
+    assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
+    for (int k = 0; k < 40 * 40; ++k) {
+        sinew_particle_def d = sinew_default_particle_def();
+        d.position = sinew_vec2_make(0.18f * (float)(k % 40), 1.0f + 0.18f * (float)(k / 40));
+        d.radius = 0.5f;
+        assert_int_equal(sinew_particle_create(w, &d, NULL), SINEW_OK);
+    }
+    assert_true(check_spans(w, 1, &most) == 0); // (the search had to scan: no step of the crowd found spans)
+    sinew_world_destroy(w);
+}
+
 // A pile of one kind of ball (every colliding particle of one weight and friction) takes one
 // share and one friction for all its contacts; any other world keeps them per contact. A ball
 // pinned far above the pile, touching nothing, decides which: the same as the balls, twice as
@@ -1997,6 +2084,7 @@ int main(void)
         cmocka_unit_test(the_same_pile_gives_the_same_bits),
         cmocka_unit_test(the_avx2_kernels_give_the_portable_bits),
         cmocka_unit_test(the_contacts_of_a_large_pile_go_in_independent_blocks),
+        cmocka_unit_test(the_spans_of_a_pile_hold_independent_blocks),
         cmocka_unit_test(one_kind_of_ball_ends_as_with_per_contact_shares),
         cmocka_unit_test(only_half_planes_find_the_same_collider_contacts),
         cmocka_unit_test(jacobi_collisions_do_not_depend_on_creation_order),
