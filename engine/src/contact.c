@@ -231,7 +231,7 @@ static bool tile_spans(sinew_world *world, int t0, int t1, const int *offset)
     const float *w = world->particles.w;
     int color = -1;      // the colour of the current span's one-colour blocks (-1: it takes no more blocks)
     bool mixed = false;  // the current span holds a mixed block
-    for (int first = t0; first < t1; first += SINEW__LANES) {
+    for (int first = t0; first < t1;) {
         const int end = first + SINEW__LANES < t1 ? first + SINEW__LANES : t1;
         const int lo = color_at(offset, first), hi = color_at(offset, end - 1);
         const uint32_t b = (uint32_t)(first / SINEW__LANES);
@@ -241,15 +241,19 @@ static bool tile_spans(sinew_world *world, int t0, int t1, const int *offset)
                 color = lo;
                 mixed = false;
             }
+            // On to the block where the colour ends: those before it hold only this colour.
+            const int last = offset[lo + 1] - offset[lo + 1] % SINEW__LANES;
+            first = last > first ? last : first + SINEW__LANES;
             continue;
         }
         if (first != t0 && color == lo && !mixed && block_joins(c, colors, w, offset, first, end, lo)) {
             color = -1; // (the next colour starts a span)
-            continue;
+        } else {
+            l->span[l->span_count++] = b;
+            color = block_joins(c, colors, w, offset, first, end, hi) ? hi : -1;
+            mixed = true;
         }
-        l->span[l->span_count++] = b;
-        color = block_joins(c, colors, w, offset, first, end, hi) ? hi : -1;
-        mixed = true;
+        first += SINEW__LANES;
     }
     return true;
 }
