@@ -222,8 +222,8 @@ static bool block_joins(const sinew__distance *c, const uint32_t *colors, const 
 }
 
 // Appends the spans of the tile [t0, t1) (colours at offset[], none past the last), from its
-// colours: see color_and_sort. Returns true (a tile's spans can always be found this way).
-static bool tile_spans(sinew_world *world, int t0, int t1, const int *offset)
+// colours: see color_and_sort.
+static void tile_spans(sinew_world *world, int t0, int t1, const int *offset)
 {
     sinew__links *l = &world->contacts.l;
     const sinew__distance *c = l->c;
@@ -255,7 +255,6 @@ static bool tile_spans(sinew_world *world, int t0, int t1, const int *offset)
         }
         first += SINEW__LANES;
     }
-    return true;
 }
 
 // Gauss-Seidel's order, tile by tile: the found contacts are cut, in the order they were found
@@ -329,8 +328,9 @@ static void color_and_sort(sinew_world *world, bool spans)
                 k->l.block_free[b] = next_too ? SINEW__BLOCK_FREE_PAIRED : SINEW__BLOCK_FREE;
             }
         }
+        spans = spans && offset[SINEW__OVERFLOW_COLOR + 1] == offset[SINEW__OVERFLOW_COLOR]; // (a crowd: scanned)
         if (spans) {
-            spans = offset[SINEW__OVERFLOW_COLOR + 1] == offset[SINEW__OVERFLOW_COLOR] && tile_spans(world, t0, t1, offset);
+            tile_spans(world, t0, t1, offset);
         }
     }
     if (spans) {
