@@ -1,14 +1,15 @@
 // The built-in pool of worker threads (pthreads) and sinew__parallel_for.
 //
-// One job at a time: the thread that steps the world writes the job (fn, context, count, chunk),
+// One job at a time: the thread that steps the world writes the job (fn, context, ranges, least),
 // opens it (an odd generation), takes chunks itself, waits until every chunk is done, closes it
 // (the next, even generation) and waits until no worker still looks at it; only then may the next
-// job be written. The chunks are cut into one range per worker, in order; each worker takes the
-// chunks of its own range first, then helps with the others'. The stages hand out items in the
-// order of their data (a pile's contacts by region, particles by index), so a worker keeps coming
-// back to the same part of the data from one job to the next and finds it in its own cache, where
-// one shared counter sent each chunk to whoever came first (measured: the 10,000-ball pile at 8 x 4
-// spent a fifth more CPU in its sweeps at two workers than at one). While a step runs, workers
+// job be written. The items are cut into one range per worker, in order, and each range into
+// chunks that halve (see chunk_items); each worker takes the chunks of its own range first, then
+// helps with the others'. The stages hand out items in the order of their data (a pile's contacts
+// by region, particles by index), so a worker keeps coming back to the same part of the data from
+// one job to the next and finds it in its own cache, where one shared counter sent each chunk to
+// whoever came first (measured: the 10,000-ball pile at 8 x 4 spent a fifth more CPU in its sweeps
+// at two workers than at one). While a step runs, workers
 // spin between its jobs (its one-thread stretches can last a millisecond, and a sleeping worker
 // takes tens of microseconds to wake: the 100,000-ball pile at 4 x 1 ran 5% faster at two workers
 // for it); between steps they spin for a few microseconds, then sleep on a condition variable. Who runs
@@ -23,12 +24,13 @@
 #define SPIN_ROUNDS 2000 // about 5 to 10 us of spinning before a worker sleeps, between steps
 #define YIELD_ROUNDS 256 // while a step runs, workers spin on, yielding the core this often
 
-// The chunks of one worker's range not yet taken: [next, end). 64 bytes, so that two workers'
-// counters never share a cache line.
+// One worker's range of items and its chunks not yet taken: [next, end) (see chunk_items). 64
+// bytes, so that two workers' counters never share a cache line.
 typedef struct range_cursor {
     atomic_int next;
     int end;
-    char pad[64 - 2 * sizeof(int)];
+    int first, count; // the range's items
+    char pad[64 - 4 * sizeof(int)];
 } range_cursor;
 
 struct sinew__pool {
@@ -39,9 +41,9 @@ struct sinew__pool {
     // the job: written only while it is closed and no worker is busy
     sinew_task_fn *fn;
     void *context;
-    int count, chunk;
+    int least;              // the fewest items a chunk takes
     atomic_int pending;     // chunks not yet finished
-    range_cursor range[SINEW_MAX_WORKERS]; // worker w's range of chunks
+    range_cursor range[SINEW_MAX_WORKERS]; // worker w's range of items and its chunks
     atomic_uint generation; // odd: a job is open
     atomic_int busy;        // workers looking at the open job
     atomic_int sleepers;
@@ -56,6 +58,26 @@ static inline void relax(void)
 #endif
 }
 
+// A range's chunks: each takes half of what is left while more than twice `least` is left, the
+// last takes the rest, so the chunks taken last (by the owner or by a worker that helps) are the
+// small ones and the workers end a job close together. Chunk k of the range of n items from
+// `first` is [*start, *end); returns how many chunks there are when k is past them.
+static int chunk_items(int first, int n, int least, int k, int *start, int *end)
+{
+    int at = first, left = n, c = 0;
+    for (;;) {
+        const int take = left > 2 * least ? left / 2 : left;
+        if (c == k || take == left) {
+            *start = at;
+            *end = at + take;
+            return c + 1;
+        }
+        at += take;
+        left -= take;
+        c += 1;
+    }
+}
+
 // Runs chunks of the open job until none is left untaken: those of its own range, then the
 // others' ranges in turn.
 static void run_chunks(sinew__pool *p, int worker)
@@ -68,7 +90,8 @@ static void run_chunks(sinew__pool *p, int worker)
             if (c >= r->end) {
                 break;
             }
-            const int start = c * p->chunk, end = start + p->chunk < p->count ? start + p->chunk : p->count;
+            int start, end;
+            chunk_items(r->first, r->count, p->least, c, &start, &end);
             p->fn(start, end, worker, p->context);
             atomic_fetch_sub(&p->pending, 1);
         }
@@ -187,18 +210,21 @@ static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range
                      void (*beside)(void *), void *beside_context)
 {
     const int workers = p->threads + 1;
-    int chunk = (count + 4 * workers - 1) / (4 * workers); // about four chunks a worker
-    chunk = chunk > min_range ? chunk : min_range;
-    const int chunks = (count + chunk - 1) / chunk;
+    // Each worker's range of items, cut into halving chunks of at least min_range items.
     p->fn = fn;
     p->context = context;
-    p->count = count;
-    p->chunk = chunk;
-    atomic_store(&p->pending, chunks);
+    p->least = min_range > 0 ? min_range : 1;
+    int chunks = 0;
     for (int w = 0; w < workers; ++w) {
-        atomic_store(&p->range[w].next, (int)((int64_t)chunks * w / workers));
-        p->range[w].end = (int)((int64_t)chunks * (w + 1) / workers);
+        range_cursor *r = &p->range[w];
+        r->first = (int)((int64_t)count * w / workers);
+        r->count = (int)((int64_t)count * (w + 1) / workers) - r->first;
+        int start, end;
+        r->end = r->count > 0 ? chunk_items(r->first, r->count, p->least, INT32_MAX, &start, &end) : 0;
+        atomic_store(&r->next, 0);
+        chunks += r->end;
     }
+    atomic_store(&p->pending, chunks);
     atomic_fetch_add(&p->generation, 1u); // open
     if (atomic_load(&p->sleepers) > 0) {
         pthread_mutex_lock(&p->lock);
