@@ -119,7 +119,7 @@ static void bounds_items(int start, int end, int worker, void *context)
         }
         const int i0 = k * t->item, i1 = i0 + t->item < p->count ? i0 + t->item : p->count;
         for (int q = i0; q < i1; q += BOUND_LANES) {
-            if (q + BOUND_LANES <= i1) {
+            if (q + BOUND_LANES <= i1) { // a whole group: a count of eight, which vectorises
                 for (int l = 0; l < BOUND_LANES; ++l) {
                     bound_lane(l, (flags[q + l] & SINEW_PARTICLE_COLLIDES) != 0u, x[q + l], y[q + l], r[q + l], dx[q + l], dy[q + l],
                                minx, miny, maxx, maxy, maxr, min_dx, min_dy, max_dx, max_dy, m);

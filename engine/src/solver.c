@@ -147,9 +147,7 @@ static void find_contacts(sinew_world *world, bool color, int ahead, float extra
     sinew__job marks;
     const bool marked = sinew__collider_marks(world, margin, &marks);
     if (!placed) {
-        if (marked) {
-            sinew__parallel_for(&world->tasks, marks.fn, marks.count, marks.min_range, marks.context);
-        }
+        sinew__parallel_for_beside(&world->tasks, marked ? &marks : NULL, NULL, NULL);
         world->contacts.l.count = 0; // the grid could not grow: no particle contacts this sub-step
         world->contacts.pending_count = 0;
         world->dropped_contacts += world->particles.count;

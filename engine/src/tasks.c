@@ -9,11 +9,11 @@
 // by region, particles by index), so a worker keeps coming back to the same part of the data from
 // one job to the next and finds it in its own cache, where one shared counter sent each chunk to
 // whoever came first (measured: the 10,000-ball pile at 8 x 4 spent a fifth more CPU in its sweeps
-// at two workers than at one). While a step runs, workers
-// spin between its jobs (its one-thread stretches can last a millisecond, and a sleeping worker
-// takes tens of microseconds to wake: the 100,000-ball pile at 4 x 1 ran 5% faster at two workers
-// for it); between steps they spin for a few microseconds, then sleep on a condition variable. Who runs
-// what never changes the results: the stages hand out items that do not depend on one another.
+// at two workers than at one). While a step runs, workers spin between its jobs (its one-thread
+// stretches can last a millisecond, and a sleeping worker takes tens of microseconds to wake: the
+// 100,000-ball pile at 4 x 1 ran 5% faster at two workers for it); between steps they spin for a
+// few microseconds, then sleep on a condition variable. Who runs what never changes the results:
+// the stages hand out items that do not depend on one another.
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -285,32 +285,18 @@ void sinew__tasks_free(sinew_world *world, sinew__tasks *t)
     t->pool = NULL;
 }
 
-void sinew__parallel_for(const sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context)
-{
-    if (count <= 0) {
-        return;
-    }
-    if (t->workers <= 1 || count < 2 * min_range) {
-        fn(0, count, 0, context);
-    } else if (t->enqueue != NULL) {
-        void *task = t->enqueue(fn, count, min_range, context, t->context);
-        if (task != NULL) {
-            t->finish(task, t->context);
-        }
-    } else {
-        pool_run(t->pool, fn, count, min_range, context, NULL, NULL);
-    }
-}
-
+// The one dispatch of both: inline (one worker, or too few items for two ranges), the user's task
+// system, or the built-in pool.
 void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, void (*beside)(void *),
                                 void *beside_context)
 {
-    if (job == NULL || job->count <= 0 || t->workers <= 1 || job->count < 2 * job->min_range) {
+    const bool items = job != NULL && job->count > 0;
+    if (!items || t->workers <= 1 || job->count < 2 * job->min_range) {
         if (beside != NULL) {
             beside(beside_context);
         }
-        if (job != NULL) {
-            sinew__parallel_for(t, job->fn, job->count, job->min_range, job->context);
+        if (items) {
+            job->fn(0, job->count, 0, job->context);
         }
     } else if (t->enqueue != NULL) {
         void *task = t->enqueue(job->fn, job->count, job->min_range, job->context, t->context);
@@ -323,4 +309,10 @@ void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, vo
     } else {
         pool_run(t->pool, job->fn, job->count, job->min_range, job->context, beside, beside_context);
     }
+}
+
+void sinew__parallel_for(const sinew__tasks *t, sinew_task_fn *fn, int count, int min_range, void *context)
+{
+    const sinew__job job = {fn, count, min_range, context};
+    sinew__parallel_for_beside(t, &job, NULL, NULL);
 }
