@@ -8,6 +8,7 @@ byte reader of fuzz_api.c: keep the two in step.
     python3 tests/fuzz/make_seeds.py OUT_DIR
 """
 import os
+import struct
 import sys
 
 # fl(): byte < 160 picks sane_floats[byte & 15]
@@ -41,14 +42,19 @@ def i(n):
     return [n + 8]
 
 
+def raw(x):
+    """A float as its four bytes (byte 224 on)."""
+    return [224] + list(struct.pack('<f', x))
+
+
 def v(x, y):
     return f(x) + f(y)
 
 
-def world(alloc=0, edits=(), fail=(0, 0)):
-    """Header: flags (bits 1-3 the allocator), edit count, edits, then the failure mode bytes
-    (mode, parameter) for the counting allocators 0-3."""
-    out = [alloc << 1, len(edits)]
+def world(alloc=0, edits=(), fail=(0, 0), workers=1):
+    """Header: flags (bits 1-3 the allocator, bit 7 two workers), edit count, edits, then the
+    failure mode bytes (mode, parameter) for the counting allocators 0-3."""
+    out = [alloc << 1 | (128 if workers == 2 else 0), len(edits)]
     for e in edits:
         out += e
     if alloc <= 3:
@@ -187,6 +193,11 @@ def seeds():
                       + op('pile', [1], [0] + i(30), [0]) + step(2))
     s['world_jacobi'] = (world(edits=[[9] + i(1), [12] + f(0.5)])
                          + op('cloth', [0], [0]) + step(2))
+    # Two workers, 1,600 balls touching in rows (spacing 0.98, rows offset 0.49), 8 x 4: enough
+    # contact blocks for Gauss-Seidel's sweeps to spread, with spans from the colours.
+    s['pile_two_workers'] = (world(edits=[[10] + i(8), [11] + i(4)], workers=2)
+                             + op('pile', [3], [12, 25], [3] + raw(0.98), [4] + raw(0.49), [0])
+                             + step(3) + step(3))
     s['extreme_dt'] = world() + three_particles() + op('step', [1], [NAN], f(-1.0))
     s['extreme_position'] = world() + particle(0.0, 0.0) + op('particle_set_position', [0], [EXTREME_3E38] + f(0.0))
     return s
