@@ -257,124 +257,6 @@ static void tile_spans(sinew_world *world, int t0, int t1, const int *offset)
     }
 }
 
-// A tile of this many contacts or more is coloured as two pieces at once (see color_and_sort).
-#define COLOR_PIECES_MIN 8192
-
-// The colour sort of one tile in one or two pieces: piece k is the contacts [from[k], to[k]),
-// coloured with the bits of its particles in bits[k] (cleared first when clear[k]), counting
-// its contacts of each colour; then placed, each piece's contacts of a colour from cursor[k] on.
-typedef struct color_job {
-    sinew_world *world;
-    int from[2], to[2];
-    uint32_t *bits[2];
-    bool clear[2];
-    int count[2][SINEW__OVERFLOW_COLOR + 1];
-    int cursor[2][SINEW__OVERFLOW_COLOR + 1];
-} color_job;
-
-static void color_task(int start, int end, int worker, void *context)
-{
-    (void)worker;
-    color_job *job = context;
-    sinew__particles *p = &job->world->particles;
-    sinew__distance *restrict found = job->world->contacts.found;
-    const float *restrict w = p->w;
-    for (int piece = start; piece < end; ++piece) {
-        uint32_t *restrict bits = job->bits[piece];
-        int *restrict count = job->count[piece];
-        if (job->clear[piece]) {
-            memset(bits, 0, sizeof(uint32_t) * (size_t)p->count);
-        }
-        memset(count, 0, sizeof job->count[piece]);
-        for (int m = job->from[piece]; m < job->to[piece]; ++m) {
-            const int i = found[m].i, j = found[m].j;
-            const bool movable_i = w[i] > 0.0f, movable_j = w[j] > 0.0f;
-            const int c = lowest_clear_bit((movable_i ? bits[i] : 0u) | (movable_j ? bits[j] : 0u));
-            const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
-            bits[i] |= movable_i ? bit : 0u;
-            bits[j] |= movable_j ? bit : 0u;
-            found[m].hi = (float)c;
-            count[c] += 1;
-        }
-    }
-}
-
-// The cell of particle i in the grid as built (grid.c's cell_items).
-static int cell_of_particle(const sinew__grid *g, const sinew__particles *p, int i)
-{
-    return sinew__grid_cell(p->y[i], g->miny, g->inv_cell, g->ny) * g->nx +
-           sinew__grid_cell(p->x[i], g->minx, g->inv_cell, g->nx);
-}
-
-// The second piece was coloured as if the first did not exist. Where one of its contacts has a
-// colour that a contact of the first piece has at one of its movable particles, it takes the
-// lowest colour free at both of its ends in both pieces (so it makes no new clash). Only a
-// contact whose first particle lies at most one row and one cell of cells past the first piece's
-// last first particle can meet the first piece: the search pairs a cell with itself, the cell on
-// its right and the three above, cell after cell. Returns how many contacts took another colour.
-static int fix_second_piece(sinew_world *world, color_job *job)
-{
-    const sinew__grid *g = &world->grid;
-    const sinew__particles *p = &world->particles;
-    const float *w = p->w;
-    sinew__distance *found = world->contacts.found;
-    const uint32_t *first = job->bits[0];
-    uint32_t *second = job->bits[1];
-    const int mid = job->from[1];
-    const int reach = cell_of_particle(g, p, found[mid - 1].i) + g->nx + 1;
-    int fixed = 0;
-    for (int m = mid; m < job->to[1] && cell_of_particle(g, p, found[m].i) <= reach; ++m) {
-        const int i = found[m].i, j = found[m].j;
-        const int c = (int)found[m].hi;
-        const bool movable_i = w[i] > 0.0f, movable_j = w[j] > 0.0f;
-        const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
-        if ((((movable_i ? first[i] : 0u) | (movable_j ? first[j] : 0u)) & bit) == 0u) {
-            continue;
-        }
-        second[i] &= movable_i ? ~bit : UINT32_MAX;
-        second[j] &= movable_j ? ~bit : UINT32_MAX;
-        const int to = lowest_clear_bit((movable_i ? first[i] | second[i] : 0u) | (movable_j ? first[j] | second[j] : 0u));
-        const uint32_t to_bit = to < SINEW__OVERFLOW_COLOR ? 1u << to : 0u;
-        second[i] |= movable_i ? to_bit : 0u;
-        second[j] |= movable_j ? to_bit : 0u;
-        found[m].hi = (float)to;
-        job->count[1][c] -= 1;
-        job->count[1][to] += 1;
-        fixed += 1;
-    }
-    return fixed;
-}
-
-// Each piece's contacts go by colour into the solved arrays, in order (their hi infinite again);
-// the second piece's colour bits join the first's in `colors`, and are cleared for the next tile.
-static void place_task(int start, int end, int worker, void *context)
-{
-    (void)worker;
-    color_job *job = context;
-    sinew__contacts *k = &job->world->contacts;
-    const sinew__distance *restrict found = k->found;
-    sinew__distance *restrict to = k->l.c;
-    for (int piece = start; piece < end; ++piece) {
-        int *restrict cursor = job->cursor[piece];
-        for (int m = job->from[piece]; m < job->to[piece]; ++m) {
-            sinew__distance c = found[m];
-            const int at = cursor[(int)c.hi]++;
-            c.hi = INFINITY;
-            to[at] = c;
-        }
-        if (piece == 1) {
-            uint32_t *restrict colors = job->bits[0], *restrict second = job->bits[1];
-            for (int m = job->from[1]; m < job->to[1]; ++m) {
-                const int i = found[m].i, j = found[m].j;
-                colors[i] |= second[i];
-                second[i] = 0u;
-                colors[j] |= second[j];
-                second[j] = 0u;
-            }
-        }
-    }
-}
-
 // Gauss-Seidel's order, tile by tile: the found contacts are cut, in the order they were found
 // (the grid's, so a tile is a region of space), into tiles of SINEW__TILE_CONTACTS; each contact,
 // in order, takes the lowest colour that no earlier contact of its two particles has (immovable
@@ -384,20 +266,13 @@ static void place_task(int start, int end, int worker, void *context)
 // independent), and those followed by another of the same colour as paired (see
 // project_two_avx2 in links.c). A tile's colours are counted as they are given.
 //
-// A tile of COLOR_PIECES_MIN contacts or more is coloured in two halves at once, each as if the
-// other did not exist (the second with bits of its own); then those contacts of the second half
-// near the first (fix_second_piece) that clash with it take another colour, and the two halves
-// are placed at once, a colour's contacts of the first half before those of the second. The cut
-// depends on the contacts alone, so the order is the same at any worker count. (Colouring a tile
-// on one thread took 126 us a search in the 10,000-ball pile at 8 x 4, 7% of its step.)
-//
 // Why SINEW__TILE_CONTACTS is 65,536: a tile of a pile touches about 22,000 particles, whose
 // motion records (700 KB) and positions stay in the core's second-level cache while its colours
 // are solved. Measured at 100,000 balls (4 x 1; the CPU was not recorded):
 // tiles of 8,192, 32,768 and 65,536 contacts took 17.0-17.2, 16.5-16.6 and 16.0-16.6 ms per step;
 // one tile for all, 18.0. Small tiles cost settling: at 10,000 balls, 8 x 4, tiles of 8,192
 // raised the median max overlap over twelve lattices from 0.9% to 2.3% of the radius. Such a pile
-// (29,000 contacts) is one tile.
+// (29,000 contacts) is one tile, in the order of a colour sort of all.
 //
 // With `spans` (the sweeps are spread over the workers), the spans come from the colours too, in
 // place of a scan that marks every particle of every contact (40 us a search at 10,000 balls):
@@ -413,39 +288,40 @@ static void color_and_sort(sinew_world *world, bool spans)
     sinew__contacts *k = &world->contacts;
     const int count = k->l.count;
     sinew__particles *p = &world->particles;
+    sinew__distance *restrict found = k->found;
+    uint32_t *restrict colors = p->colors;
+    const float *restrict w = p->w;
+    memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
     const int blocks = (count + SINEW__LANES - 1) / SINEW__LANES;
     if (blocks > 0) {
         memset(k->l.block_free, 0, (size_t)blocks);
-    } else {
-        memset(p->colors, 0, sizeof(uint32_t) * (size_t)p->count);
     }
     k->l.span_count = 0;
-    color_job job = {.world = world, .bits = {p->colors, p->piece_colors}};
-    bool second_clear = false; // piece_colors holds no bits
     for (int t0 = 0; t0 < count; t0 += SINEW__TILE_CONTACTS) {
         const int t1 = count - t0 < SINEW__TILE_CONTACTS ? count : t0 + SINEW__TILE_CONTACTS;
-        const int pieces = t1 - t0 >= COLOR_PIECES_MIN ? 2 : 1;
-        const int mid = pieces == 2 ? t0 + (t1 - t0) / 2 : t1;
-        job.from[0] = t0;
-        job.to[0] = job.from[1] = mid;
-        job.to[1] = t1;
-        job.clear[0] = t0 == 0;
-        job.clear[1] = pieces == 2 && !second_clear;
-        sinew__parallel_for(&world->tasks, color_task, pieces, 1, &job);
-        if (pieces == 2) {
-            k->colour_fixes += fix_second_piece(world, &job);
-            second_clear = true; // (the placing clears what the colouring set)
-        } else {
-            memset(job.count[1], 0, sizeof job.count[1]);
+        int offset[SINEW__OVERFLOW_COLOR + 2] = {0};
+        for (int m = t0; m < t1; ++m) {
+            const int i = found[m].i, j = found[m].j;
+            const bool movable_i = w[i] > 0.0f, movable_j = w[j] > 0.0f;
+            const int c = lowest_clear_bit((movable_i ? colors[i] : 0u) | (movable_j ? colors[j] : 0u));
+            const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
+            colors[i] |= movable_i ? bit : 0u;
+            colors[j] |= movable_j ? bit : 0u;
+            found[m].hi = (float)c;
+            offset[c + 1] += 1;
         }
-        int offset[SINEW__OVERFLOW_COLOR + 2];
         offset[0] = t0;
         for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
-            job.cursor[0][c] = offset[c];
-            job.cursor[1][c] = offset[c] + job.count[0][c];
-            offset[c + 1] = offset[c] + job.count[0][c] + job.count[1][c];
+            offset[c + 1] += offset[c];
         }
-        sinew__parallel_for(&world->tasks, place_task, pieces, 1, &job);
+        int cursor[SINEW__OVERFLOW_COLOR + 1];
+        memcpy(cursor, offset, sizeof cursor);
+        for (int m = t0; m < t1; ++m) {
+            sinew__distance c = found[m];
+            const int to = cursor[(int)c.hi]++;
+            c.hi = INFINITY;
+            k->l.c[to] = c;
+        }
         for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
             for (int b = (offset[c] + SINEW__LANES - 1) / SINEW__LANES; (b + 1) * SINEW__LANES <= offset[c + 1]; ++b) {
                 const bool next_too = (b + 2) * SINEW__LANES <= offset[c + 1]; // (the next block is in the colour)

@@ -48,9 +48,6 @@ typedef struct sinew__contacts {
     // scanned over the workers), searches that went on on one thread past an outgrown band, and
     // searches whose spans came from the colours (not from a scan).
     int64_t band_splits, tail_splits, serial_tails, colour_spans;
-    // For the tests: contacts of a colour sort's second piece that took another colour (see
-    // color_and_sort in contact.c).
-    int64_t colour_fixes;
 } sinew__contacts;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.

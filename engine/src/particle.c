@@ -84,8 +84,7 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
 // or a query's, writes the search arrays anew; nothing reads the motion records across a build,
 // nor the search arrays across a solve: a query after a step builds the grid again). Eight arrays
 // of 4-byte elements, as many as the capacity: the motion records' 32 bytes per particle. The
-// last holds cell_of while the grid is built, then the contacts' colours (sinew__contacts_find),
-// and the seventh, once the search is over, the colours of the second piece of a colour sort.
+// last holds cell_of while the grid is built, then the contacts' colours (sinew__contacts_find).
 // (Only the first array is 64-byte aligned; the search's vector loads are unaligned anyway.) The
 // collider search's marks have their own array: they are made while the grid is sorted.
 static void search_views(sinew__particles *p)
@@ -93,7 +92,7 @@ static void search_views(sinew__particles *p)
     float *base = (float *)p->motion;
     _Static_assert(8 * sizeof(float) == sizeof(sinew__motion), "the search's arrays fill the motion records");
     if (base == NULL) { // (no offsets from a NULL pointer)
-        p->sorted = p->cell_group = p->cell_mask = p->cell_of = p->colors = p->piece_colors = NULL;
+        p->sorted = p->cell_group = p->cell_mask = p->cell_of = p->colors = NULL;
         p->cell_x = p->cell_y = p->cell_r = p->cell_w = NULL;
         return;
     }
@@ -107,7 +106,6 @@ static void search_views(sinew__particles *p)
     p->cell_mask = (uint32_t *)(base + 6u * stride);
     p->cell_of = (uint32_t *)(base + 7u * stride);
     p->colors = p->cell_of;
-    p->piece_colors = p->cell_mask; // (the search, which reads cell_mask, is over when the colour sort runs)
 }
 
 // Grows group g to `capacity` particles, keeping the first `count` of each array.

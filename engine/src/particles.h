@@ -82,7 +82,6 @@ typedef struct sinew__particles {
     // One array, two uses one after the other in a sub-step:
     uint32_t *cell_of;   // while the grid is built: the particle's cell, UINT32_MAX if it does not collide
     uint32_t *colors;    // then the Gauss-Seidel colour bits of the contacts on the particle
-    uint32_t *piece_colors; // the colour sort's second piece's bits (contact.c), in cell_mask's memory
     // ---- SINEW__NEED_LINKED ----
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
     // ---- SINEW__NEED_JACOBI ----
