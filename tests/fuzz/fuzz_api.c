@@ -45,6 +45,7 @@ static const char *replay_file = "";
 #define STEP_PARTICLES_MAX 3000    // no step once the world holds more (an exploded pile in one grid cell costs n^2 tests)
 #define STEP_WORK_MAX 4.0e6        // substeps * iterations * (particles + constraints) per step
 #define ALLOC_CAP ((size_t)64 << 20) // the fuzz allocator refuses to hold more than 64 MiB
+#define HINT_CAP 65536 // the largest capacity hint given with the C library's allocator (see make_world)
 #define ARRAY_MAX (1 << 22)        // builder output arrays above this many entries are not passed
 #define IK_WORK_MAX 2.0e6          // bones * max_iterations of one IK solve
 #define SLOTS 16                   // ids remembered per kind
@@ -1821,6 +1822,14 @@ static bool make_world(state *s, reader *r)
     d.workers = (flags & 128u) ? 2 : 1;
     // Allocator: 0-3 counting with a failure mode, 4 the C library's (fields NULL), 5 half set.
     const uint8_t which = (flags >> 1) & 7u;
+    // The C library's allocator (4) is asked for all that the hints say, and under the sanitizers
+    // a request it cannot meet aborts the process instead of returning NULL (a constraint hint
+    // from the fuzzer asked for 52 GB): its hints stay under HINT_CAP. The counting allocators,
+    // which refuse past ALLOC_CAP, take any hint, and sinew_world_create must fail cleanly there.
+    if (which == 4) {
+        d.particle_capacity = d.particle_capacity > HINT_CAP ? HINT_CAP : d.particle_capacity;
+        d.constraint_capacity = d.constraint_capacity > HINT_CAP ? HINT_CAP : d.constraint_capacity;
+    }
     memset(&s->alloc, 0, sizeof s->alloc);
     s->counted = !(flags & 1u) && which != 4 && which != 5; // a NULL def uses malloc
     if (s->counted) {
