@@ -337,6 +337,7 @@ static void color_and_sort(sinew_world *world, bool spans)
         k->l.span[k->l.span_count] = (uint32_t)blocks;
         k->l.span_stamp += 1u; // (a later promotion marks its span anew)
         k->l.spans_valid = true;
+        sinew__links_measure_spans(&k->l);
         k->colour_spans += 1;
     } else {
         k->l.spans_valid = false; // (refresh_spans scans for them)
@@ -1450,7 +1451,7 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi)
     const int blocks = (l->count + SINEW__LANES - 1) / SINEW__LANES;
     if (jacobi) {
         respond_kernel(world, true, 0, blocks);
-    } else if (l->spans_valid && sinew__links_spread(world, l)) {
+    } else if (sinew__links_spans_split(world, l)) {
         // Gauss-Seidel writes both ends of each contact, as the sweeps do: span after span, each
         // span's blocks over the workers.
         sinew__span_sweep s = {0, world};

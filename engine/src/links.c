@@ -440,6 +440,23 @@ void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mar
     l->span[l->span_count] = (uint32_t)blocks;
     l->span_stamp = stamp;
     l->spans_valid = true;
+    sinew__links_measure_spans(l);
+}
+
+void sinew__links_measure_spans(sinew__links *l)
+{
+    int widest = 0;
+    for (int s = 0; s < l->span_count; ++s) {
+        const int length = (int)(l->span[s + 1] - l->span[s]);
+        widest = length > widest ? length : widest;
+    }
+    l->span_widest = widest;
+}
+
+bool sinew__links_spans_split(const sinew_world *world, const sinew__links *l)
+{
+    return l->spans_valid && sinew__links_spread(world, l) &&
+           l->span_widest >= 2 * sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS);
 }
 
 void sinew__links_sweep_spans(sinew_world *world, const sinew__links *l, bool backward, sinew_task_fn *fn,
@@ -468,7 +485,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
             uint32_t m = perm[backward ? n - 1 - k : k];
             project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft);
         }
-    } else if (d->spans_valid && sinew__links_spread(world, d)) {
+    } else if (sinew__links_spans_split(world, d)) {
         span_task t = {world, d, inv_h2, backward};
         sinew__span_sweep s = {0, &t};
         sinew__links_sweep_spans(world, d, backward, soft ? span_task_soft : span_task_rigid, &s);

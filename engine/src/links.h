@@ -33,6 +33,7 @@ typedef struct sinew__links {
     // workers may sweep in any split: span s is blocks [span[s], span[s + 1]). Per-link capacity.
     uint32_t *span;
     int span_count;
+    int span_widest;        // blocks in the longest span (see sinew__links_spans_split)
     uint32_t span_stamp;    // the last span's mark (see sinew__links_spans)
     bool spans_valid;       // for the links as they are now (cleared by any change)
     // Every particle the links join has weight one_w (the contacts of one material): the AVX2
@@ -78,6 +79,12 @@ bool sinew__links_spread(const sinew_world *world, const sinew__links *l);
 // `from` > 0, links were only added, from place `from` on: only the spans from the one holding
 // `from` on are found again.
 void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark, int from);
+// Sets span_widest from the spans found (after every change to them).
+void sinew__links_measure_spans(sinew__links *l);
+// Whether the sweeps over l go span by span over the workers: its spans are found, it is spread,
+// and some span is long enough to be split (else every span would run inline, and one sweep over
+// all the blocks does the same work, in the same order, without the spans' overhead).
+bool sinew__links_spans_split(const sinew_world *world, const sinew__links *l);
 // A sweep over l's blocks as tasks, span after span: fn's items are the blocks of one span from
 // `first` on (set before each span's tasks run), `context` the caller's. Blocks of one span share
 // no movable particle, so any split of them over the workers gives the sequential sweep's result.
