@@ -96,6 +96,41 @@ static void a_cloth_that_collides_with_nothing_spreads_over_workers(void **state
     assert_true(hashes[0] == hashes[1]);
 }
 
+// Links whose spans are all too short to split (under twice a task's least blocks) are swept in
+// one pass, as on one thread: the rings of 100 soft bodies come in short spans. A cloth's spans
+// are long and go over the workers. The soft bodies end in the same bits at both counts.
+static void short_spans_are_swept_in_one_pass(void **state)
+{
+    (void)state;
+    uint64_t hashes[2];
+    for (int workers = 1; workers <= 2; ++workers) {
+        sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1); // the engine's own sizes
+        for (int k = 0; k < 100; ++k) {
+            sinew_softbody_def sd = sinew_default_softbody_def();
+            sd.points = 24;
+            sd.center = sinew_vec2_make(2.5f * (float)(k % 10), 1.5f + 2.5f * (float)(k / 10));
+            sinew_softbody sb = {0};
+            assert_int_equal(sinew_softbody_create(w, &sd, &sb), SINEW_OK);
+        }
+        step_world(w, 20);
+        const sinew__links *l = &w->distances.l;
+        if (workers > 1) {
+            assert_true(l->spans_valid && sinew__links_spread(w, l)); // (spans were found)
+            assert_false(sinew__links_spans_split(w, l));
+        }
+        hashes[workers - 1] = hash_positions(w);
+        sinew_world_destroy(w);
+    }
+    assert_true(hashes[0] == hashes[1]);
+    sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, 2, 1);
+    sinew_cloth_def cd = sinew_default_cloth_def();
+    cd.columns = cd.rows = 64;
+    assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+    step_world(w, 2);
+    assert_true(sinew__links_spans_split(w, &w->distances.l));
+    sinew_world_destroy(w);
+}
+
 // A cloth whose bottom row is dragged down until it tears: at any worker count the same links
 // tear in the same order, every step, and the error statistics are the same numbers.
 static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
@@ -468,6 +503,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(any_worker_count_gives_the_same_state),
         cmocka_unit_test(a_cloth_that_collides_with_nothing_spreads_over_workers),
+        cmocka_unit_test(short_spans_are_swept_in_one_pass),
         cmocka_unit_test(tears_and_statistics_are_the_same_at_any_count),
         cmocka_unit_test(a_crowd_found_at_once_gives_the_same_state),
         cmocka_unit_test(clumped_piles_give_the_same_state_at_any_count),
