@@ -336,7 +336,8 @@ static bool area_step(const sinew_world *world, const sinew__area *c, float lamb
         const double gx = 0.5 * ((double)y[next] - y[prev]), gy = 0.5 * ((double)x[prev] - x[next]);
         const double g2 = gx * gx + gy * gy;
         denom += w[cur] * g2;
-        reach = fmax(reach, w[cur] * sqrt(g2));
+        const double r = w[cur] * sqrt(g2);
+        reach = r > reach ? r : reach; // (fmax's result, NaN included, without its call)
     }
     const double C = c->sign * 0.5 * area - c->pressure * c->rest;
     const double a = c->compliance * inv_h2;
@@ -351,7 +352,8 @@ static bool area_step(const sinew_world *world, const sinew__area *c, float lamb
     // areas in one projection (any real correction moves less); a collapsed ring grows back over a
     // few iterations instead of exploding.
     const double target = c->pressure * c->rest;
-    const double limit = sqrt(fmax(fabs(0.5 * area), target) / SINEW_PI);
+    const double half = fabs(0.5 * area);
+    const double limit = sqrt((half > target ? half : target) / SINEW_PI); // (fmax's result for a NaN area too)
     if (fabs(step) * reach > limit) {
         step = step > 0.0 ? limit / reach : -limit / reach;
     }
