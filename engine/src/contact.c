@@ -334,10 +334,7 @@ static void color_and_sort(sinew_world *world, bool spans)
         }
     }
     if (spans) {
-        k->l.span[k->l.span_count] = (uint32_t)blocks;
-        k->l.span_stamp += 1u; // (a later promotion marks its span anew)
-        k->l.spans_valid = true;
-        sinew__links_measure_spans(&k->l);
+        sinew__links_end_spans(&k->l, k->l.span_stamp + 1u); // (a later promotion marks its span anew)
         k->colour_spans += 1;
     } else {
         k->l.spans_valid = false; // (refresh_spans scans for them)

@@ -437,14 +437,14 @@ void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mar
             mark[l->c[k].j] = stamp;
         }
     }
-    l->span[l->span_count] = (uint32_t)blocks;
-    l->span_stamp = stamp;
-    l->spans_valid = true;
-    sinew__links_measure_spans(l);
+    sinew__links_end_spans(l, stamp);
 }
 
-void sinew__links_measure_spans(sinew__links *l)
+void sinew__links_end_spans(sinew__links *l, uint32_t stamp)
 {
+    l->span[l->span_count] = (uint32_t)((l->count + SINEW__LANES - 1) / SINEW__LANES);
+    l->span_stamp = stamp;
+    l->spans_valid = true;
     int widest = 0;
     for (int s = 0; s < l->span_count; ++s) {
         const int length = (int)(l->span[s + 1] - l->span[s]);

@@ -79,8 +79,9 @@ bool sinew__links_spread(const sinew_world *world, const sinew__links *l);
 // `from` > 0, links were only added, from place `from` on: only the spans from the one holding
 // `from` on are found again.
 void sinew__links_spans(const sinew_world *world, sinew__links *l, uint32_t *mark, int from);
-// Sets span_widest from the spans found (after every change to them).
-void sinew__links_measure_spans(sinew__links *l);
+// Closes the spans found (span[0 .. span_count - 1] their starts): the end of the last, the last
+// span's mark `stamp`, valid, and the longest span's length.
+void sinew__links_end_spans(sinew__links *l, uint32_t stamp);
 // Whether the sweeps over l go span by span over the workers: its spans are found, it is spread,
 // and some span is long enough to be split (else every span would run inline, and one sweep over
 // all the blocks does the same work, in the same order, without the spans' overhead).
