@@ -1535,9 +1535,9 @@ static void a_mixed_pile_keeps_shares_per_contact(void **state)
     sinew_world_destroy(w);
 }
 
-// The one-material summary is kept between searches: every change of a colliding particle's
-// weight, frictions or flags, a particle created or destroyed, and a load, make the next search
-// look again.
+// The one-material and one-shape summaries are kept between searches: every change of a
+// colliding particle's weight, radius, filter, frictions or flags, a particle created or
+// destroyed, and a load, make the next search look again.
 static void the_one_material_summary_follows_every_change(void **state)
 {
     (void)state;
@@ -1560,6 +1560,22 @@ static void the_one_material_summary_follows_every_change(void **state)
     assert_int_equal(sinew_particle_set_friction(w, ids[1], pd.friction, pd.kinetic_friction), SINEW_OK);
     step_n(w, 1);
     assert_true(w->contacts.one_material);
+    // The search's summary (one shape) follows the radii and filters too.
+    assert_true(w->grid.one_shape);
+    assert_int_equal(sinew_particle_set_radius(w, ids[3], 0.3f), SINEW_OK);
+    step_n(w, 1);
+    assert_false(w->grid.one_shape);
+    assert_true(w->contacts.one_material);
+    assert_int_equal(sinew_particle_set_radius(w, ids[3], pd.radius_min), SINEW_OK);
+    step_n(w, 1);
+    assert_true(w->grid.one_shape);
+    const sinew_particle_def ball = sinew_default_particle_def();
+    assert_int_equal(sinew_particle_set_filter(w, ids[3], ball.group, ball.mask & ~1u), SINEW_OK);
+    step_n(w, 1);
+    assert_false(w->grid.one_shape);
+    assert_int_equal(sinew_particle_set_filter(w, ids[3], ball.group, ball.mask), SINEW_OK);
+    step_n(w, 1);
+    assert_true(w->grid.one_shape);
     // A heavier ball counts only while it collides.
     assert_int_equal(sinew_particle_set_weight(w, ids[2], 2.0f), SINEW_OK);
     assert_int_equal(sinew_particle_set_flags(w, ids[2], collides & ~(uint32_t)SINEW_PARTICLE_COLLIDES), SINEW_OK);
@@ -1822,11 +1838,18 @@ static void the_spans_of_a_pile_hold_independent_blocks(void **state)
 }
 
 // A pile of one kind of ball (every colliding particle of one weight and friction) takes one
-// share and one friction for all its contacts; any other world keeps them per contact. A ball
-// pinned far above the pile, touching nothing, decides which: the same as the balls, twice as
-// heavy, or with less friction. It moves the same way in all three, so the pile must end the
-// same to the bit, on both paths of the response.
-static uint64_t pile_with_lone_ball_hash(sinew_solver_mode mode, float weight, float friction, bool portable)
+// share and one friction for all its contacts, and when the balls also share their radius and
+// filter, the grid copies only their positions and the search broadcasts the rest; any other
+// world keeps them per contact and per particle. A ball pinned far above the pile, touching
+// nothing, decides which: the same as the balls, twice as heavy, with less friction, smaller, or
+// in another group. It moves the same way in all of them, so the pile must end the same to the
+// bit, on both paths of the search and the response.
+typedef struct lone_ball {
+    float weight, friction, radius;
+    uint32_t group;
+} lone_ball;
+
+static uint64_t pile_with_lone_ball_hash(sinew_solver_mode mode, lone_ball b, bool portable)
 {
     sinew_world *w = new_world(mode, earth, 4, 2);
     w->avx2 = w->avx2 && !portable;
@@ -1835,9 +1858,10 @@ static uint64_t pile_with_lone_ball_hash(sinew_solver_mode mode, float weight, f
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
     sinew_particle_def lone = sinew_default_particle_def();
     lone.position = sinew_vec2_make(5.0f, 100.0f);
-    lone.radius = 0.5f;
-    lone.weight = weight;
-    lone.friction = friction;
+    lone.radius = b.radius;
+    lone.weight = b.weight;
+    lone.friction = b.friction;
+    lone.group = b.group;
     sinew_pin_def pin = sinew_default_pin_def();
     assert_int_equal(sinew_particle_create(w, &lone, &pin.particle), SINEW_OK);
     pin.target = lone.position;
@@ -1845,9 +1869,12 @@ static uint64_t pile_with_lone_ball_hash(sinew_solver_mode mode, float weight, f
     assert_int_equal(sinew_pin_create(w, &pin, &pin_id), SINEW_OK);
     step_n(w, 200);
     assert_true(sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].count > 0);
-    // The path the last step took.
-    const bool one_material = weight == pd.weight && friction == pd.friction;
+    // The paths the last step took.
+    const sinew_particle_def ball = sinew_default_particle_def();
+    const bool one_material = b.weight == pd.weight && b.friction == pd.friction;
+    const bool one_shape = b.weight == pd.weight && b.radius == pd.radius_min && b.group == ball.group;
     assert_true(w->contacts.one_material == one_material);
+    assert_true(w->grid.one_shape == one_shape);
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);
     return h;
@@ -1856,19 +1883,30 @@ static uint64_t pile_with_lone_ball_hash(sinew_solver_mode mode, float weight, f
 static void one_kind_of_ball_ends_as_with_per_contact_shares(void **state)
 {
     (void)state;
+    const uint32_t group = sinew_default_particle_def().group;
+    const lone_ball alike = {1.0f, 0.6f, 0.5f, group};
+    const lone_ball others[] = {
+        {2.0f, 0.6f, 0.5f, group},     // heavier: neither summary
+        {1.0f, 0.1f, 0.5f, group},     // less friction: one shape, not one material
+        {1.0f, 0.6f, 0.25f, group},    // smaller: one material, not one shape
+        {1.0f, 0.6f, 0.5f, group | 2u}, // another group
+    };
     for (int m = 0; m < MODE_COUNT; ++m) {
         for (int portable = 0; portable < 2; ++portable) {
-            const uint64_t same = pile_with_lone_ball_hash(modes[m], 1.0f, 0.6f, portable);
-            assert_true(same == pile_with_lone_ball_hash(modes[m], 2.0f, 0.6f, portable));
-            assert_true(same == pile_with_lone_ball_hash(modes[m], 1.0f, 0.1f, portable));
+            const uint64_t same = pile_with_lone_ball_hash(modes[m], alike, portable);
+            for (size_t k = 0; k < sizeof others / sizeof others[0]; ++k) {
+                assert_true(same == pile_with_lone_ball_hash(modes[m], others[k], portable));
+            }
         }
     }
 }
 
 // A pile in a box of half-planes, with balls fired at the floor fast enough to be swept: when
 // every collider is a half-plane, a vectorised pass picks the particles that may touch one, and
-// only those are tested. A circle far away turns that pass off; the pile must end the same.
-static uint64_t box_pile_hash(sinew_solver_mode mode, bool far_circle)
+// only those are tested. A circle far away turns that pass off; the pile must end the same. The
+// fired balls are smaller than the pile's, or the same size (then the pass reads no radius nor
+// filter: every colliding particle has the same).
+static uint64_t box_pile_hash(sinew_solver_mode mode, bool far_circle, float fired_radius)
 {
     sinew_world *w = new_world(mode, earth, 4, 2);
     sinew_pile_def pd = sinew_default_pile_def();
@@ -1876,7 +1914,7 @@ static uint64_t box_pile_hash(sinew_solver_mode mode, bool far_circle)
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
     for (int k = 0; k < 8; ++k) {
         const sinew_vec2 at = sinew_vec2_make(2.0f + 2.5f * (float)k, 30.0f);
-        (void)add_moving_ball(w, at, sinew_vec2_make(40.0f * (float)k, -300.0f), 0.25f);
+        (void)add_moving_ball(w, at, sinew_vec2_make(40.0f * (float)k, -300.0f), fired_radius);
     }
     if (far_circle) {
         sinew_collider_def cd = sinew_default_collider_def();
@@ -1885,6 +1923,7 @@ static uint64_t box_pile_hash(sinew_solver_mode mode, bool far_circle)
     step_n(w, 120);
     const sinew_step_stats st = sinew_world_stats(w);
     assert_true(st.kinds[SINEW_KIND_COLLIDER].count > 0);
+    assert_true(w->particles.materials.one_shape == (fired_radius == pd.radius_min));
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);
     return h;
@@ -1894,12 +1933,13 @@ static void only_half_planes_find_the_same_collider_contacts(void **state)
 {
     (void)state;
     for (int m = 0; m < MODE_COUNT; ++m) {
-        assert_true(box_pile_hash(modes[m], false) == box_pile_hash(modes[m], true));
+        for (int r = 0; r < 2; ++r) {
+            const float radius = r == 0 ? 0.25f : sinew_default_pile_def().radius_min;
+            assert_true(box_pile_hash(modes[m], false, radius) == box_pile_hash(modes[m], true, radius));
+        }
     }
 }
 
-// The same balls made in opposite orders: Jacobi sums every correction of an iteration, in double,
-// so the positions should not depend on the order (Gauss-Seidel's do, by design).
 static void jacobi_collisions_do_not_depend_on_creation_order(void **state)
 {
     (void)state;

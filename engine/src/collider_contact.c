@@ -86,6 +86,26 @@ static void mark_items(int start, int end, int worker, void *context)
     const uint32_t *restrict group = p->group, *restrict mask = p->mask;
     uint8_t *restrict near = p->near_plane;
     const float margin = world->collider_contacts.mark_margin;
+    const sinew__materials *one = &p->materials; // (known: sinew__collider_marks looked)
+    if (one->one_shape) {
+        // Every colliding particle has one radius and filter: the same tests without loading them
+        // (particles that do not collide may be marked too; the exact test skips them).
+        const float r2 = 0.99f * one->radius * one->radius;
+        for (int i = first; i < last; ++i) {
+            const float mx = x[i] - px[i], my = y[i] - py[i];
+            near[i] = (uint8_t)(mx * mx + my * my > r2);
+        }
+        const float reach = (one->radius + margin + one->radius * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
+        for (int k = 0; k < cs->count; ++k) {
+            const sinew__collider c = cs->c[k];
+            if (((c.group & one->mask) != 0u) & ((one->group & c.mask) != 0u)) {
+                for (int i = first; i < last; ++i) {
+                    near[i] |= (uint8_t)!(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close
+                }
+            }
+        }
+        return;
+    }
     for (int i = first; i < last; ++i) {
         const float mx = x[i] - px[i], my = y[i] - py[i];
         near[i] = (uint8_t)(mx * mx + my * my > 0.99f * r[i] * r[i]);
@@ -113,6 +133,7 @@ bool sinew__collider_marks(sinew_world *world, float margin, sinew__job *job)
         }
     }
     world->collider_contacts.mark_margin = margin;
+    (void)sinew__particles_materials(world); // (known before the marks read it over the workers)
     *job = (sinew__job){mark_items, (world->particles.count + MARK_ITEM - 1) / MARK_ITEM,
                         sinew__min_range(&world->tasks, MARK_MIN_ITEMS), world};
     return true;

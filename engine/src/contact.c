@@ -94,25 +94,30 @@ static bool reserve(sinew_world *world, int count, int more)
 // contacts from found[m] on as {a, b, ra + rb, squared distance} (split_pending sets hi to
 // infinity); returns the new m. A dense pile makes the test a coin flip, so each pair is written
 // unconditionally and the count moves on by the outcome (no branch to mispredict). Room for
-// to - from contacts must have been reserved.
-SINEW_FORCE_INLINE int pair_range(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa,
-                                  uint32_t from, uint32_t to)
+// to - from contacts must have been reserved. With `one` (the grid's one_shape), every particle
+// has the grid's one weight, radius, group and mask, which the grid did not copy: the same
+// operations on them, so the same contacts.
+SINEW_FORCE_INLINE int pair_range_of(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa,
+                                     uint32_t from, uint32_t to, const bool one)
 {
     const sinew__particles *p = &world->particles;
+    const sinew__grid *g = &world->grid;
     const float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
     const uint32_t *restrict cgroup = p->cell_group, *restrict cmask = p->cell_mask, *restrict sorted = p->sorted;
     const int a = (int)sorted[qa];
-    const float ax = cx[qa], ay = cy[qa], ar = cr[qa];
-    const uint32_t group_a = cgroup[qa], mask_a = cmask[qa];
+    const float ax = cx[qa], ay = cy[qa], ar = one ? g->one_r : cr[qa];
+    const uint32_t group_a = one ? g->one_group : cgroup[qa], mask_a = one ? g->one_mask : cmask[qa];
     const bool skip_linked = world->skip_linked_pairs && world->distances.l.count > 0 && p->link_n[a] != 0u;
-    const bool movable_a = cw[qa] > 0.0f;
-    const float margin2 = 2.0f * world->grid.margin;
+    const bool movable_a = (one ? g->one_w : cw[qa]) > 0.0f;
+    const float margin2 = 2.0f * g->margin;
     for (uint32_t q = from; q < to; ++q) {
         const int b = (int)sorted[q];
-        const float dx = cx[q] - ax, dy = cy[q] - ay, sum = ar + cr[q], d2 = dx * dx + dy * dy;
+        const float rb = one ? g->one_r : cr[q], wb = one ? g->one_w : cw[q];
+        const uint32_t group_b = one ? g->one_group : cgroup[q], mask_b = one ? g->one_mask : cmask[q];
+        const float dx = cx[q] - ax, dy = cy[q] - ay, sum = ar + rb, d2 = dx * dx + dy * dy;
         const float reach = sum * SINEW__CONTACT_REACH + margin2;
-        bool hit = (d2 < reach * reach) & (movable_a | (cw[q] > 0.0f)) & ((group_a & cmask[q]) != 0u) &
-                   ((cgroup[q] & mask_a) != 0u);
+        bool hit = (d2 < reach * reach) & (movable_a | (wb > 0.0f)) & ((group_a & mask_b) != 0u) &
+                   ((group_b & mask_a) != 0u);
         if (skip_linked && hit) {
             hit = !linked(world, a, b);
         }
@@ -122,42 +127,63 @@ SINEW_FORCE_INLINE int pair_range(const sinew_world *world, sinew__distance *res
     return m;
 }
 
+static int pair_range(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa, uint32_t from,
+                      uint32_t to)
+{
+    return world->grid.one_shape ? pair_range_of(world, found, m, qa, from, to, true)
+                                 : pair_range_of(world, found, m, qa, from, to, false);
+}
+
 #if SINEW__X86
 
 // pair_range in AVX2 for a particle with no skipped links: eight candidates tested at a time with
 // the same arithmetic (so the same hits), the hits packed to the front (BMI2 turns the hit mask
 // into the lane order) and all eight written, the count moving on by the hits: the same contacts
 // in the same order, and no branch on the outcome. Masked loads read no place at or past `to`.
-// Room for to - from + SINEW__LANES contacts must have been reserved.
-SINEW__AVX2 static int pair_range_avx2(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa,
-                                       uint32_t from, uint32_t to)
+// Room for to - from + SINEW__LANES contacts must have been reserved. With `one`, as in
+// pair_range_of: only the positions and indices are loaded.
+SINEW_FORCE_INLINE SINEW__AVX2 int pair_range_avx2_of(const sinew_world *world, sinew__distance *restrict found, int m,
+                                                     uint32_t qa, uint32_t from, uint32_t to, const bool one)
 {
     const sinew__particles *p = &world->particles;
+    const sinew__grid *g = &world->grid;
     const float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
     const int *restrict cgroup = (const int *)p->cell_group, *restrict cmask = (const int *)p->cell_mask;
     const int *restrict sorted = (const int *)p->sorted;
-    const __m256 ax = _mm256_set1_ps(cx[qa]), ay = _mm256_set1_ps(cy[qa]), ar = _mm256_set1_ps(cr[qa]);
-    const __m256 reach_factor = _mm256_set1_ps(SINEW__CONTACT_REACH), margin2 = _mm256_set1_ps(2.0f * world->grid.margin);
-    const __m256 zero = _mm256_setzero_ps();
-    const __m256 movable_a = cw[qa] > 0.0f ? _mm256_castsi256_ps(_mm256_set1_epi32(-1)) : zero;
-    const __m256i group_a = _mm256_set1_epi32(cgroup[qa]), mask_a = _mm256_set1_epi32(cmask[qa]);
+    const __m256 ax = _mm256_set1_ps(cx[qa]), ay = _mm256_set1_ps(cy[qa]);
+    const __m256 ar = _mm256_set1_ps(one ? g->one_r : cr[qa]);
+    const __m256 reach_factor = _mm256_set1_ps(SINEW__CONTACT_REACH), margin2 = _mm256_set1_ps(2.0f * g->margin);
+    const __m256 zero = _mm256_setzero_ps(), all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    const bool moves_a = (one ? g->one_w : cw[qa]) > 0.0f;
+    const __m256 movable_a = moves_a ? all : zero;
+    const __m256i group_a = _mm256_set1_epi32(one ? (int)g->one_group : cgroup[qa]);
+    const __m256i mask_a = _mm256_set1_epi32(one ? (int)g->one_mask : cmask[qa]);
     const __m256i a = _mm256_set1_epi32(sorted[qa]);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), none = _mm256_setzero_si256();
+    // With one shape, what the loop below tests per candidate is the same for all: the sum of the
+    // radii, whether either end moves and whether the filters let them meet.
+    const __m256 one_sum = _mm256_add_ps(ar, _mm256_set1_ps(g->one_r));
+    const __m256 one_allowed = g->one_w > 0.0f && (g->one_group & g->one_mask) != 0u ? all : zero;
     for (uint32_t base = from; base < to; base += SINEW__LANES) {
         const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(to - base)), lane);
         const __m256 dx = _mm256_sub_ps(_mm256_maskload_ps(cx + base, valid), ax);
         const __m256 dy = _mm256_sub_ps(_mm256_maskload_ps(cy + base, valid), ay);
-        const __m256 sum = _mm256_add_ps(ar, _mm256_maskload_ps(cr + base, valid));
+        const __m256 sum = one ? one_sum : _mm256_add_ps(ar, _mm256_maskload_ps(cr + base, valid));
         const __m256 reach = _mm256_add_ps(_mm256_mul_ps(sum, reach_factor), margin2);
         const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
         const __m256 near = _mm256_cmp_ps(d2, _mm256_mul_ps(reach, reach), _CMP_LT_OQ);
-        const __m256 movable =
-            _mm256_or_ps(movable_a, _mm256_cmp_ps(_mm256_maskload_ps(cw + base, valid), zero, _CMP_GT_OQ));
-        const __m256i blocked = _mm256_or_si256(
-            _mm256_cmpeq_epi32(_mm256_and_si256(group_a, _mm256_maskload_epi32(cmask + base, valid)), none),
-            _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_maskload_epi32(cgroup + base, valid), mask_a), none));
-        const __m256 ok = _mm256_andnot_ps(_mm256_castsi256_ps(blocked),
-                                           _mm256_and_ps(_mm256_and_ps(near, movable), _mm256_castsi256_ps(valid)));
+        __m256 ok;
+        if (one) {
+            ok = _mm256_and_ps(_mm256_and_ps(near, one_allowed), _mm256_castsi256_ps(valid));
+        } else {
+            const __m256 movable =
+                _mm256_or_ps(movable_a, _mm256_cmp_ps(_mm256_maskload_ps(cw + base, valid), zero, _CMP_GT_OQ));
+            const __m256i blocked = _mm256_or_si256(
+                _mm256_cmpeq_epi32(_mm256_and_si256(group_a, _mm256_maskload_epi32(cmask + base, valid)), none),
+                _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_maskload_epi32(cgroup + base, valid), mask_a), none));
+            ok = _mm256_andnot_ps(_mm256_castsi256_ps(blocked),
+                                  _mm256_and_ps(_mm256_and_ps(near, movable), _mm256_castsi256_ps(valid)));
+        }
         const unsigned bits = (unsigned)_mm256_movemask_ps(ok);
         // Lane numbers of the hits, in order, one byte each: the hit bits spread to bytes select
         // bytes of 0x0706050403020100.
@@ -179,6 +205,13 @@ SINEW__AVX2 static int pair_range_avx2(const sinew_world *world, sinew__distance
         m += __builtin_popcount(bits);
     }
     return m;
+}
+
+SINEW__AVX2 static int pair_range_avx2(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa,
+                                       uint32_t from, uint32_t to)
+{
+    return world->grid.one_shape ? pair_range_avx2_of(world, found, m, qa, from, to, true)
+                                 : pair_range_avx2_of(world, found, m, qa, from, to, false);
 }
 #endif
 
@@ -899,30 +932,6 @@ SINEW_FORCE_INLINE void set_response(sinew__contacts *restrict k, const sinew__p
     k->mu_k[m] = p->mu_k[i] * p->mu_k[j];
 }
 
-// Whether every colliding particle has the same weight and frictions (a pile of one kind of
-// ball); *w, *mu_s and *mu_k are then theirs (the frictions as square roots). False when none
-// collides.
-static bool one_material(const sinew__particles *p, float *w, float *mu_s, float *mu_k)
-{
-    const uint32_t *restrict flags = p->flags;
-    const float *restrict pw = p->w, *restrict ps = p->mu_s, *restrict pk = p->mu_k;
-    float min_w = INFINITY, max_w = -INFINITY, min_s = INFINITY, max_s = -INFINITY, min_k = INFINITY, max_k = -INFINITY;
-    for (int i = 0; i < p->count; ++i) {
-        if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
-            min_w = pw[i] < min_w ? pw[i] : min_w;
-            max_w = pw[i] > max_w ? pw[i] : max_w;
-            min_s = ps[i] < min_s ? ps[i] : min_s;
-            max_s = ps[i] > max_s ? ps[i] : max_s;
-            min_k = pk[i] < min_k ? pk[i] : min_k;
-            max_k = pk[i] > max_k ? pk[i] : max_k;
-        }
-    }
-    *w = min_w;
-    *mu_s = min_s;
-    *mu_k = min_k;
-    return min_w == max_w && min_s == max_s && min_k == max_k;
-}
-
 // With workers, the spans of independent blocks Gauss-Seidel spreads over them (links.c), for
 // contacts that changed from place `from` on (0: all; else some were added there).
 static void refresh_spans(sinew_world *world, int from)
@@ -987,19 +996,16 @@ void sinew__contacts_find(sinew_world *world, bool color)
     k->pending_start[0] = 0;
     k->pending_run[0] = k->pending_count;
     // One kind of ball: the shares and frictions are the same for every contact (and set_response
-    // would give each the same bits). Looked at again only when the particles' materials changed.
-    if (!p->materials_known) {
-        float w, mu_s, mu_k;
-        k->one_material = one_material(p, &w, &mu_s, &mu_k);
-        k->l.one_weight = k->one_material;
-        k->l.one_w = k->one_material ? w : 0.0f;
-        if (k->one_material) {
-            const float inv_ws = 1.0f / (w + w + SINEW__GUARD);
-            k->one_share = w * inv_ws;
-            k->one_mu_s = mu_s * mu_s;
-            k->one_mu_k = mu_k * mu_k;
-        }
-        p->materials_known = true;
+    // would give each the same bits).
+    const sinew__materials *one = sinew__particles_materials(world);
+    k->one_material = one->one_material;
+    k->l.one_weight = one->one_material;
+    k->l.one_w = one->one_material ? one->w : 0.0f;
+    if (one->one_material) {
+        const float inv_ws = 1.0f / (one->w + one->w + SINEW__GUARD);
+        k->one_share = one->w * inv_ws;
+        k->one_mu_s = one->mu_s * one->mu_s;
+        k->one_mu_k = one->mu_k * one->mu_k;
     }
     if (k->one_material) {
         return;

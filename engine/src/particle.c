@@ -279,6 +279,7 @@ bool sinew__particles_load(sinew_world *world, sinew__reader *r)
         return sinew__reader_fail(r, s, "snapshot: allocating the particles' scratch failed");
     }
     p->forced = true; // (the snapshot's forces, whatever they are)
+    p->materials.known = false;
     return true;
 }
 
@@ -358,7 +359,7 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->mask[i] = def->mask;
     p->mu_s[i] = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
     p->mu_k[i] = sqrtf(def->kinetic_friction);
-    p->materials_known = false;
+    p->materials.known = false;
     if (p->link_n != NULL) {
         p->link_start[i] = p->link_n[i] = 0u;
     }
@@ -378,7 +379,7 @@ void sinew__particles_truncate(sinew_world *world, int count)
     while (p->count > count) {
         sinew__store_remove(&p->store, p, particle_fields, &p->count, p->count - 1);
     }
-    p->materials_known = false;
+    p->materials.known = false;
     world->grid.valid = world->grid.fresh = false;
     world->distances.adj_dirty = world->distances.order_dirty = true;
 }
@@ -401,7 +402,7 @@ sinew_status sinew_particle_destroy(sinew_world *world, sinew_particle_id id)
         }
     }
     sinew__store_remove(&p->store, p, particle_fields, &p->count, i);
-    p->materials_known = false;
+    p->materials.known = false;
     world->grid.valid = world->grid.fresh = false;
     world->distances.adj_dirty = world->distances.order_dirty = true;
     return SINEW_OK;
@@ -516,7 +517,7 @@ sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id,
         return sinew__fail(world, SINEW_ERR_NEGATIVE_WEIGHT, "sinew_particle_set_weight: weight must be >= 0");
     }
     world->particles.w[i] = weight;
-    world->particles.materials_known = false;
+    world->particles.materials.known = false;
     world->distances.blocks_dirty = world->distances.colour_dirty = true; // independence counts movable particles only
     return SINEW_OK;
 }
@@ -562,6 +563,7 @@ sinew_status sinew_particle_set_radius(sinew_world *world, sinew_particle_id id,
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_particle_set_radius: radius <= SINEW_MAX_COORDINATE");
     }
     world->particles.radius[i] = radius;
+    world->particles.materials.known = false;
     world->grid.valid = world->grid.fresh = false; // cell sizes and contacts follow the radii
     return SINEW_OK;
 }
@@ -578,7 +580,7 @@ sinew_status sinew_particle_set_flags(sinew_world *world, sinew_particle_id id, 
         return sinew__fail(world, s, "sinew_particle_set_flags: allocating the collision or event scratch failed");
     }
     world->particles.flags[i] = flags;
-    world->particles.materials_known = false;
+    world->particles.materials.known = false;
     world->events.enabled |= (flags & SINEW_PARTICLE_EVENTS) != 0u;
     world->grid.valid = world->grid.fresh = false; // which particles the grid holds
     return SINEW_OK;
@@ -593,6 +595,7 @@ sinew_status sinew_particle_set_filter(sinew_world *world, sinew_particle_id id,
     }
     world->particles.group[i] = group;
     world->particles.mask[i] = mask;
+    world->particles.materials.known = false;
     world->grid.valid = world->grid.fresh = false; // the grid keeps a copy of both
     return SINEW_OK;
 }
@@ -613,7 +616,7 @@ sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id i
     }
     world->particles.mu_s[i] = sqrtf(friction);
     world->particles.mu_k[i] = sqrtf(kinetic_friction);
-    world->particles.materials_known = false;
+    world->particles.materials.known = false;
     return SINEW_OK;
 }
 
@@ -807,6 +810,42 @@ int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale
     // A force, gravity or speed that carries a particle out of range (or overflows) must not reach
     // the grid nor any neighbour: it stays where the sub-step begins.
     return particle_pass(world, integrate_items, &t);
+}
+
+const sinew__materials *sinew__particles_materials(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    sinew__materials *m = &p->materials;
+    if (m->known) {
+        return m;
+    }
+    const uint32_t *restrict flags = p->flags, *restrict group = p->group, *restrict mask = p->mask;
+    const float *restrict w = p->w, *restrict mu_s = p->mu_s, *restrict mu_k = p->mu_k, *restrict r = p->radius;
+    int first = 0;
+    while (first < p->count && (flags[first] & SINEW_PARTICLE_COLLIDES) == 0u) {
+        first += 1;
+    }
+    *m = (sinew__materials){.known = true};
+    if (first == p->count) {
+        return m;
+    }
+    m->w = w[first];
+    m->mu_s = mu_s[first];
+    m->mu_k = mu_k[first];
+    m->radius = r[first];
+    m->group = group[first];
+    m->mask = mask[first];
+    bool material = true, shape = true;
+    for (int i = first + 1; i < p->count; ++i) {
+        if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
+            const bool weight = w[i] == m->w;
+            material = material && weight && mu_s[i] == m->mu_s && mu_k[i] == m->mu_k;
+            shape = shape && weight && r[i] == m->radius && group[i] == m->group && mask[i] == m->mask;
+        }
+    }
+    m->one_material = material;
+    m->one_shape = shape;
+    return m;
 }
 
 float sinew__particles_max_accel(const sinew_world *world)

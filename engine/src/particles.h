@@ -41,6 +41,17 @@ typedef struct sinew__scratch {
     int capacity;
 } sinew__scratch;
 
+// What every colliding particle shares, when it does (a pile of one kind of ball), so that the
+// passes over contacts broadcast one value instead of loading one per particle. `known` says
+// whether the rest holds: sinew__particles_materials fills it in again when it does not.
+typedef struct sinew__materials {
+    bool known;
+    bool one_material; // the same weight w and frictions mu_s, mu_k (square roots, as stored)
+    bool one_shape;    // the same weight w, radius, group and mask: the contact search's operands
+    float w, mu_s, mu_k, radius;
+    uint32_t group, mask;
+} sinew__materials;
+
 // Particle store: the particles' state in the store's block (what a swap-remove moves), and the
 // other modules' per-particle scratch in blocks of their own (one per group above, as large as the
 // store's capacity), never moved by a removal (whoever uses a scratch array rebuilds it, or keeps
@@ -53,9 +64,9 @@ typedef struct sinew__particles {
     // when the step clears them. While it is false every one is zero, and the step neither scans
     // nor clears them.
     bool forced;
-    // Whether the contacts' one-material summary (contact.c) holds: cleared when a particle is
-    // created or removed, or its weight, frictions or flags set.
-    bool materials_known;
+    // What the colliding particles have in common (sinew__particles_materials), cleared when a
+    // particle is created or removed, or its weight, radius, filter, frictions or flags set.
+    sinew__materials materials;
     sinew__scratch scratch[SINEW__PARTICLE_GROUPS];
     float *x, *y, *px, *py, *ax, *ay, *w, *radius;
     // Displacement over the last sub-step, kept apart from x - px: far from the origin a float
@@ -122,6 +133,9 @@ int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale
 // particle (no count: 0; immovable particles: 1, so that they never limit a factor).
 void sinew__particles_clear_counts(sinew_world *world);
 void sinew__particles_invert_counts(sinew_world *world);
+// What the colliding particles share (see sinew__materials): scanned again only after a change
+// cleared it. With no colliding particle, one_material and one_shape are false.
+const sinew__materials *sinew__particles_materials(sinew_world *world);
 // Largest force acceleration |(ax, ay)| on any particle (m/s^2); 0 without a scan when no force
 // was applied.
 float sinew__particles_max_accel(const sinew_world *world);
