@@ -29,6 +29,7 @@ OP = {name: k for k, name in enumerate([
     'step', 'set_solver', 'set_gravity', 'set_damping', 'iteration_errors',
     'query_aabb', 'query_circle', 'query_nearest', 'inspect', 'inspect2', 'ik_solve',
     'status_string', 'fail_mode'])}
+OP['particle_set'] = 245  # opcode bytes 245..255 (the others are taken modulo the 49 ops above)
 
 
 def f(x):
@@ -92,6 +93,16 @@ def seeds():
                              + op('particle_apply_force', [1], v(10.0, 0.0))
                              + step() + op('particle_destroy', [0]) + step()
                              + op('particle_get', [0], i(1)))
+    # radius (pick, which, float), filter (group, mask: four bytes each), flags, frictions, user
+    # data, then sinew_particle_get into a def: the summaries the search keeps follow each change.
+    u32 = lambda x: list(struct.pack('<I', x))
+    s['particle_more_setters'] = (world() + op('pile', [1], [0] + i(20), [0]) + step()
+                                  + op('particle_set', [0], [0], f(0.25)) + step()
+                                  + op('particle_set', [1], [1], u32(2), u32(0xfffffffe)) + step()
+                                  + op('particle_set', [2], [2], [0]) + step()
+                                  + op('particle_set', [0], [3], f(0.1), f(0.1)) + step()
+                                  + op('particle_set', [1], [4], [7])
+                                  + op('particle_set', [2], [5], [0]) + step())
     s['distance'] = (world() + three_particles()
                      + op('distance_create', [0], [1], [0])
                      + op('distance_create', [1], [2], [2], [1] + i(1), [0] + f(0.5))
