@@ -129,6 +129,43 @@ static void weight_zero_never_moves(void **state)
     sinew_world_destroy(w);
 }
 
+// A step with no force applied reads no force (every one is zero then): it must move particles
+// exactly as a step whose forces are all zero does, gravity's negative zero included.
+static void no_force_and_zero_forces_step_alike(void **state)
+{
+    (void)state;
+    const float gravities[2][2] = {{0.0f, -10.0f}, {-0.0f, -9.81f}};
+    for (int k = 0; k < 2; ++k) {
+        sinew_world *plain = free_world(gravities[k][0], gravities[k][1], 4, 0.1f);
+        sinew_world *pushed = free_world(gravities[k][0], gravities[k][1], 4, 0.1f);
+        sinew_particle_id a[8], b[8];
+        for (int i = 0; i < 8; ++i) {
+            const sinew_vec2 x0 = sinew_vec2_make(k == 1 && i == 0 ? -0.0f : 0.5f * (float)i, 10.0f);
+            const sinew_vec2 v0 = sinew_vec2_make(k == 1 ? -0.0f : 0.0f, (float)i - 4.0f);
+            a[i] = launch(plain, x0, v0);
+            b[i] = launch(pushed, x0, v0);
+        }
+        for (int n = 0; n < 60; ++n) {
+            for (int i = 0; i < 8; ++i) {
+                assert_int_equal(sinew_particle_apply_force(pushed, b[i], sinew_vec2_make(0.0f, 0.0f)), SINEW_OK);
+            }
+            assert_int_equal(sinew_world_step(plain, 1.0f / 60.0f), SINEW_OK);
+            assert_int_equal(sinew_world_step(pushed, 1.0f / 60.0f), SINEW_OK);
+        }
+        for (int i = 0; i < 8; ++i) {
+            sinew_vec2 pa, pb, va, vb;
+            assert_int_equal(sinew_particle_get_position(plain, a[i], &pa), SINEW_OK);
+            assert_int_equal(sinew_particle_get_position(pushed, b[i], &pb), SINEW_OK);
+            assert_int_equal(sinew_particle_get_velocity(plain, a[i], &va), SINEW_OK);
+            assert_int_equal(sinew_particle_get_velocity(pushed, b[i], &vb), SINEW_OK);
+            assert_memory_equal(&pa, &pb, sizeof pa);
+            assert_memory_equal(&va, &vb, sizeof va);
+        }
+        sinew_world_destroy(plain);
+        sinew_world_destroy(pushed);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -136,6 +173,7 @@ int main(void)
         cmocka_unit_test(velocity_round_trips_and_constant_velocity_is_exact),
         cmocka_unit_test(damping_decays_velocity_exponentially_whatever_the_substeps),
         cmocka_unit_test(weight_zero_never_moves),
+        cmocka_unit_test(no_force_and_zero_forces_step_alike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
