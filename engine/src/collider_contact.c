@@ -42,6 +42,7 @@ static void emit(sinew_world *world, int i, const sinew__collider *c, const sine
     const sinew__particles *p = &world->particles;
     const int k = q->count++;
     q->c[k] = (sinew__collider_contact){i, hit->nx, hit->ny, hit->offset};
+    sinew__particles_pack_mark(p, i); // (its response reads its motion record)
     q->mu_s[k] = p->mu_s[i] * c->mu_s; // both square roots: sqrt(a b)
     q->mu_k[k] = p->mu_k[i] * c->mu_k;
     q->collider[k] = (int32_t)(c - world->colliders.c);

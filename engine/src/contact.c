@@ -932,6 +932,24 @@ SINEW_FORCE_INLINE void set_response(sinew__contacts *restrict k, const sinew__p
     k->mu_k[m] = p->mu_k[i] * p->mu_k[j];
 }
 
+// The items whose particles' motion records the sub-steps need (sinew__particles_pack_mark): those
+// of the solved contacts' ends (the promoted ones mark theirs as they are promoted). While the
+// contacts are fewer than half the particles (a pile pouring in, particles in flight), each marks
+// its two; with more, nearly every item holds an end anyway, and all are marked at once.
+static void mark_packed(sinew_world *world)
+{
+    const sinew__contacts *k = &world->contacts;
+    const sinew__particles *p = &world->particles;
+    if (2 * (int64_t)k->l.count >= p->count) {
+        sinew__particles_pack_reset(world, true);
+        return;
+    }
+    for (int m = 0; m < k->l.count; ++m) {
+        sinew__particles_pack_mark(p, k->l.c[m].i);
+        sinew__particles_pack_mark(p, k->l.c[m].j);
+    }
+}
+
 // With workers, the spans of independent blocks Gauss-Seidel spreads over them (links.c), for
 // contacts that changed from place `from` on (0: all; else some were added there).
 static void refresh_spans(sinew_world *world, int from)
@@ -977,6 +995,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         if (!k->l.spans_valid) {
             refresh_spans(world, 0);
         }
+        mark_packed(world);
     } else { // Jacobi: the order does not matter; the kept ones go straight to l.c.
         if (!split) {
             found_count = split_pending(k, found_count, k->l.c, k->found);
@@ -1094,6 +1113,10 @@ static void move_pieces(int start, int end, int worker, void *context)
             } else {
                 pending[waiting++] = c;
             }
+        }
+        for (int s = t->at[q]; s < n; ++s) { // (the promoted ones' items pack their records)
+            sinew__particles_pack_mark(p, solved[s].i);
+            sinew__particles_pack_mark(p, solved[s].j);
         }
     }
 }

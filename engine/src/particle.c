@@ -46,6 +46,7 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
     case SINEW__NEED_COLLIDE:
         F(motion, sizeof(sinew__motion)); // also holds the grid's and the search's arrays: see search_views
         F(near_plane, sizeof(uint8_t));
+        F(pack_item, sizeof(atomic_uchar));
         break;
     case SINEW__NEED_LINKED:
         F(link_start, sizeof(uint32_t));
@@ -745,7 +746,7 @@ static int reset_escaped(sinew__particles *p, bool pack)
 
 // Threads: the per-particle passes in items of PARTICLE_ITEM particles (a multiple of the vector
 // width, so every item runs the vector loops as the whole array would), each particle on its own.
-#define PARTICLE_ITEM 1024
+#define PARTICLE_ITEM SINEW__PARTICLE_ITEM
 #define PARTICLE_MIN_ITEMS 4 // a task's least: under 8 items (8,192 particles) a pass runs on one thread
 
 typedef struct particle_task {
@@ -1010,51 +1011,145 @@ SINEW__AVX2 static unsigned unpack_avx2(int n, const sinew__motion *restrict m, 
 }
 #endif
 
+// finish_arrays for both axes, with the contact speed's bound `most` applied to each new
+// displacement (as sinew__particles_unpack_motion applies it to a record's): the end of a sub-step
+// for the particles of an item no contact touches.
+static unsigned finish_bounded(int n, const float *restrict x, const float *restrict y, const float *restrict px,
+                               const float *restrict py, float *restrict dx, float *restrict dy,
+                               const uint32_t *restrict flags, const float *restrict w, float most)
+{
+    if (!(most < INFINITY)) {
+        return finish_arrays(n, x, px, dx) | finish_arrays(n, y, py, dy);
+    }
+    unsigned out = 0u;
+    for (int i = 0; i < n; ++i) {
+        float ndx = finished(x[i], px[i], dx[i]), ndy = finished(y[i], py[i], dy[i]);
+        sinew__speed_bound(&ndx, &ndy, dx[i], dy[i], most, flags[i], w[i]);
+        dx[i] = ndx;
+        dy[i] = ndy;
+        out |= (unsigned)!(sinew__coordinate_ok(x[i]) && sinew__coordinate_ok(y[i]));
+    }
+    return out;
+}
+
+#if SINEW__X86
+// finish_bounded eight particles at a time, the bound as unpack_avx2 applies it (the same
+// operations, so the same bits as the portable path).
+SINEW__AVX2 static unsigned finish_bounded_avx2(int n, const float *restrict x, const float *restrict y,
+                                                const float *restrict px, const float *restrict py, float *restrict dx,
+                                                float *restrict dy, const uint32_t *restrict flags,
+                                                const float *restrict w, float most)
+{
+    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
+    const __m256 bound = _mm256_set1_ps(most), two = _mm256_set1_ps(2.0f);
+    const __m256i collides = _mm256_set1_epi32((int)SINEW_PARTICLE_COLLIDES);
+    __m256 in = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+    int i = 0;
+    for (; i + SINEW__LANES <= n; i += SINEW__LANES) {
+        const __m256 xi = _mm256_loadu_ps(x + i), yi = _mm256_loadu_ps(y + i);
+        const __m256 dxi = _mm256_loadu_ps(dx + i), dyi = _mm256_loadu_ps(dy + i);
+        const __m256 ndx = _mm256_add_ps(dxi, _mm256_sub_ps(xi, _mm256_add_ps(_mm256_loadu_ps(px + i), dxi)));
+        const __m256 ndy = _mm256_add_ps(dyi, _mm256_sub_ps(yi, _mm256_add_ps(_mm256_loadu_ps(py + i), dyi)));
+        in = _mm256_and_ps(in, _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, xi), limit, _CMP_LE_OQ),
+                                             _mm256_cmp_ps(_mm256_andnot_ps(sign, yi), limit, _CMP_LE_OQ)));
+        const __m256 reach = _mm256_mul_ps(_mm256_max_ps(_mm256_andnot_ps(sign, ndx), _mm256_andnot_ps(sign, ndy)), two);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(reach, bound, _CMP_GT_OQ)) == 0) {
+            _mm256_storeu_ps(dx + i, ndx);
+            _mm256_storeu_ps(dy + i, ndy);
+            continue;
+        }
+        const __m256 predicted = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dxi, dxi), _mm256_mul_ps(dyi, dyi)));
+        const __m256 most_here = _mm256_blendv_ps(bound, predicted, _mm256_cmp_ps(predicted, bound, _CMP_GT_OQ));
+        const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(ndx, ndx), _mm256_mul_ps(ndy, ndy)));
+        const __m256i f = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(flags + i)), collides);
+        const __m256 bounded = _mm256_and_ps(
+            _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(f, _mm256_setzero_si256())),
+                             _mm256_cmp_ps(_mm256_loadu_ps(w + i), zero, _CMP_GT_OQ)),
+            _mm256_cmp_ps(d, most_here, _CMP_GT_OQ));
+        const __m256 s = _mm256_div_ps(most_here, d);
+        _mm256_storeu_ps(dx + i, _mm256_blendv_ps(ndx, _mm256_mul_ps(ndx, s), bounded));
+        _mm256_storeu_ps(dy + i, _mm256_blendv_ps(ndy, _mm256_mul_ps(ndy, s), bounded));
+    }
+    const unsigned out = (unsigned)(_mm256_movemask_ps(in) != 0xff);
+    _mm256_zeroupper(); // (see unpack_avx2)
+    return out | finish_bounded(n - i, x + i, y + i, px + i, py + i, dx + i, dy + i, flags + i, w + i, most);
+}
+#endif
+
 static void finish_items(int start, int end, int worker, void *context)
 {
     (void)worker;
     particle_task *t = context;
     sinew__particles *p = &t->world->particles;
-    const int f = start * PARTICLE_ITEM, n = (end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count) - f;
-    unsigned out;
-    if (!t->pack) {
-        out = finish_arrays(n, p->x + f, p->px + f, p->dx + f) | finish_arrays(n, p->y + f, p->py + f, p->dy + f);
-    }
+    unsigned out = 0u;
+    for (int k = start; k < end; ++k) {
+        const int f = k * PARTICLE_ITEM, n = (f + PARTICLE_ITEM < p->count ? f + PARTICLE_ITEM : p->count) - f;
+        if (!t->pack) {
+            out |= finish_arrays(n, p->x + f, p->px + f, p->dx + f) | finish_arrays(n, p->y + f, p->py + f, p->dy + f);
+        } else if (!atomic_load_explicit(&p->pack_item[k], memory_order_relaxed)) {
 #if SINEW__X86
-    else if (t->world->avx2) {
-        out = finish_and_pack_avx2(n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f, p->motion + f);
-    }
+            if (t->world->avx2 && t->most < INFINITY) {
+                out |= finish_bounded_avx2(n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f,
+                                           p->flags + f, p->w + f, t->most);
+                continue;
+            }
 #endif
-    else {
-        out = finish_and_pack(0, n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f, p->motion + f);
+            out |= finish_bounded(n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f, p->flags + f,
+                                  p->w + f, t->most);
+        }
+#if SINEW__X86
+        else if (t->world->avx2) {
+            out |= finish_and_pack_avx2(n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f, p->motion + f);
+        }
+#endif
+        else {
+            out |= finish_and_pack(0, n, p->x + f, p->y + f, p->px + f, p->py + f, p->dx + f, p->dy + f, p->motion + f);
+        }
     }
     atomic_fetch_or(&t->out, out);
 }
 
-int sinew__particles_finish_substep(sinew_world *world, bool pack)
+int sinew__particles_finish_substep(sinew_world *world, bool pack, float most)
 {
-    particle_task t = {world, 0.0f, 0.0f, pack, INFINITY, 0u};
+    particle_task t = {world, 0.0f, 0.0f, pack, most, 0u};
     // A diverging solve (say Jacobi over-relaxed at one iteration) must not spread NaN: the
     // particles it broke go back to where the sub-step began, at rest, and are counted.
     return particle_pass(world, finish_items, &t);
 }
 
+// Items no contact touches were finished (and bounded) without records: nothing to copy back.
 static void unpack_items(int start, int end, int worker, void *context)
 {
     (void)worker;
     particle_task *t = context;
     sinew__particles *p = &t->world->particles;
-    const int f = start * PARTICLE_ITEM, n = (end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count) - f;
-    unsigned out;
+    unsigned out = 0u;
+    for (int k = start; k < end; ++k) {
+        if (!atomic_load_explicit(&p->pack_item[k], memory_order_relaxed)) {
+            continue;
+        }
+        const int f = k * PARTICLE_ITEM, n = (f + PARTICLE_ITEM < p->count ? f + PARTICLE_ITEM : p->count) - f;
 #if SINEW__X86
-    if (t->world->avx2) {
-        out = unpack_avx2(n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f, p->w + f, t->most);
-    } else
+        if (t->world->avx2) {
+            out |= unpack_avx2(n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f, p->w + f, t->most);
+            continue;
+        }
 #endif
-    {
-        out = unpack(0, n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f, p->w + f, t->most);
+        out |= unpack(0, n, p->motion + f, p->x + f, p->y + f, p->dx + f, p->dy + f, p->flags + f, p->w + f, t->most);
     }
     atomic_fetch_or(&t->out, out);
+}
+
+void sinew__particles_pack_reset(sinew_world *world, bool all)
+{
+    sinew__particles *p = &world->particles;
+    if (p->pack_item == NULL) {
+        return;
+    }
+    const unsigned char value = all || world->pack_all;
+    for (int k = 0, items = particle_items(p); k < items; ++k) {
+        atomic_store_explicit(&p->pack_item[k], value, memory_order_relaxed);
+    }
 }
 
 int sinew__particles_unpack_motion(sinew_world *world, float most)

@@ -2,6 +2,8 @@
 // integration (particle.c). Never installed.
 #pragma once
 
+#include <stdatomic.h>
+
 #include "core.h"
 #include "snapshot.h"
 
@@ -82,6 +84,11 @@ typedef struct sinew__particles {
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
     uint8_t *near_plane;    // sinew__collider_marks's marks: may have a collider contact
+    // Per item of SINEW__PARTICLE_ITEM particles (the first of the array's entries): whether one
+    // of its particles is an end of a contact this step's sub-steps solve, so that finishing a
+    // sub-step packs its motion records and the response copies them back. Set again at every
+    // search, and as contacts are promoted (see sinew__particles_pack_mark).
+    atomic_uchar *pack_item;
     // The arrays below are written before the solve and dead after the contact searches, the
     // motion records written after the solve: they share the motion records' memory
     // (search_views in particle.c), and a query after a step builds the grid again.
@@ -133,6 +140,18 @@ int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale
 // particle (no count: 0; immovable particles: 1, so that they never limit a factor).
 void sinew__particles_clear_counts(sinew_world *world);
 void sinew__particles_invert_counts(sinew_world *world);
+// The particle passes' items: PARTICLE_ITEM particles each (a multiple of the vector width).
+#define SINEW__PARTICLE_ITEM 1024
+
+// Marks, at a search, no item as packed (Gauss-Seidel: the contacts mark theirs), or every item
+// (Jacobi: its response reads every particle's record).
+void sinew__particles_pack_reset(sinew_world *world, bool all);
+// Marks particle i's item as packed: the item of an end of a contact solved in this step.
+SINEW_FORCE_INLINE void sinew__particles_pack_mark(const sinew__particles *p, int i)
+{
+    atomic_store_explicit(&p->pack_item[i / SINEW__PARTICLE_ITEM], (unsigned char)1, memory_order_relaxed);
+}
+
 // What the colliding particles share (see sinew__materials): scanned again only after a change
 // cleared it. With no colliding particle, one_material and one_shape are false.
 const sinew__materials *sinew__particles_materials(sinew_world *world);
@@ -142,10 +161,12 @@ float sinew__particles_max_accel(const sinew_world *world);
 // After the solver: adds each particle's correction (x - predicted x) to its displacement, and
 // puts any particle whose position became NaN or left SINEW_MAX_COORDINATE back where the
 // sub-step began, at rest. Returns
-// how many were put back. With `pack`, also fills particles.motion for the contact response.
-int sinew__particles_finish_substep(sinew_world *world, bool pack);
+// how many were put back. With `pack`, also fills particles.motion for the contact response, in
+// the items marked packed; in the others it applies the contact speed's bound `most` at once (m
+// per sub-step, INFINITY: none), which sinew__particles_unpack_motion would have applied.
+int sinew__particles_finish_substep(sinew_world *world, bool pack, float most);
 // Copies the position and displacement of particles.motion back to the arrays (after a Gauss-Seidel
-// contact response, which writes the records). A particle the response carried out of range is put
+// contact response, which writes the records), in the items marked packed. A particle the response carried out of range is put
 // back where the sub-step began, at rest; returns how many were.
 // `most`: while the world watches deep overlap (overlap.c), the speed bound in metres per sub-step
 // (INFINITY otherwise): see sinew__speed_bound.

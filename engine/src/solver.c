@@ -142,6 +142,7 @@ static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration
 // grid's counting sort runs on one thread (they share no data).
 static void find_contacts(sinew_world *world, bool color, int ahead, float extra)
 {
+    sinew__particles_pack_reset(world, !color); // (Gauss-Seidel: the contacts found mark their items)
     const bool placed = sinew__grid_place(world, ahead, extra);
     const float margin = world->grid.ahead > 0 ? 2.0f * world->grid.margin : 0.0f;
     sinew__job marks;
@@ -305,7 +306,10 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             }
         }
         const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
-        reset += sinew__particles_finish_substep(world, contacts);
+        // The items no contact touches skip their records, and take the bound the copy back of
+        // the records would have applied (it runs when there are particle contacts).
+        const float finish_bound = !jacobi && world->contacts.l.count > 0 ? bound : INFINITY;
+        reset += sinew__particles_finish_substep(world, contacts, finish_bound);
         if (contacts) {
             reset += respond_to_contacts(world, jacobi, bound);
         }

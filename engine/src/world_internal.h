@@ -27,6 +27,7 @@ struct sinew_world {
 
     bool skip_linked_pairs;
     bool avx2; // the AVX2 kernels may run (the CPU has AVX2 and BMI2); tests clear it to compare the paths
+    bool pack_all; // every item packs its motion records (tests set it, to compare with the marked items)
     sinew__tasks tasks; // threads: the stages hand their items to sinew__parallel_for
 
     sinew__particles particles;
