@@ -1563,21 +1563,21 @@ static void the_one_material_summary_follows_every_change(void **state)
     step_n(w, 1);
     assert_true(w->contacts.one_material);
     // The search's summary (one shape) follows the radii and filters too.
-    assert_true(w->grid.one_shape);
+    assert_true(w->grid.shape.one_shape);
     assert_int_equal(sinew_particle_set_radius(w, ids[3], 0.3f), SINEW_OK);
     step_n(w, 1);
-    assert_false(w->grid.one_shape);
+    assert_false(w->grid.shape.one_shape);
     assert_true(w->contacts.one_material);
     assert_int_equal(sinew_particle_set_radius(w, ids[3], pd.radius_min), SINEW_OK);
     step_n(w, 1);
-    assert_true(w->grid.one_shape);
+    assert_true(w->grid.shape.one_shape);
     const sinew_particle_def ball = sinew_default_particle_def();
     assert_int_equal(sinew_particle_set_filter(w, ids[3], ball.group, ball.mask & ~1u), SINEW_OK);
     step_n(w, 1);
-    assert_false(w->grid.one_shape);
+    assert_false(w->grid.shape.one_shape);
     assert_int_equal(sinew_particle_set_filter(w, ids[3], ball.group, ball.mask), SINEW_OK);
     step_n(w, 1);
-    assert_true(w->grid.one_shape);
+    assert_true(w->grid.shape.one_shape);
     // A heavier ball counts only while it collides.
     assert_int_equal(sinew_particle_set_weight(w, ids[2], 2.0f), SINEW_OK);
     assert_int_equal(sinew_particle_set_flags(w, ids[2], collides & ~(uint32_t)SINEW_PARTICLE_COLLIDES), SINEW_OK);
@@ -1876,7 +1876,7 @@ static uint64_t pile_with_lone_ball_hash(sinew_solver_mode mode, lone_ball b, bo
     const bool one_material = b.weight == pd.weight && b.friction == pd.friction;
     const bool one_shape = b.weight == pd.weight && b.radius == pd.radius_min && b.group == ball.group;
     assert_true(w->contacts.one_material == one_material);
-    assert_true(w->grid.one_shape == one_shape);
+    assert_true(w->grid.shape.one_shape == one_shape);
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);
     return h;
@@ -1942,29 +1942,23 @@ static void only_half_planes_find_the_same_collider_contacts(void **state)
     }
 }
 
-// Finishing a sub-step packs the motion records only of the items of 1,024 particles that an end
-// of a contact lies in, and copies only those back after the response; the other items apply the
-// contact speed's bound at once. A world that packs every item (world->pack_all, as sinew did
-// before) must end the same to the bit: a pile poured from a lattice (most of its items touch
-// nothing while it falls; contacts are promoted as rows land), and a compressed pile switched to a
-// stiff setting while a rope of colliding balls in items of its own is let go stretched four
-// times over (the watch's bound applies to the rope's balls in the finishing pass), and two balls
-// whose contact is promoted during a step, in an item of their own.
-// A stretched rope of colliding balls from index 1,024 let go while the world watches (set before
-// every step) and its only contacts are a ball's on the floor: no particle contact, so the records
-// are not copied back and no bound applies, in the finishing pass either.
-static sinew_world *watched_rope_world(sinew_solver_mode mode)
+// Non-colliding particles far away until the world holds `count`: the next particles made start
+// an item of 1,024 of their own when count is a multiple of it.
+static void pad_to(sinew_world *w, int count)
 {
-    sinew_world *w = new_world(mode, earth, 4, 4);
-    sinew_collider_def cd = sinew_default_collider_def();
-    assert_int_equal(sinew_plane_collider_create(w, &cd, sinew_vec2_make(0.0f, 1.0f), 0.0f, NULL), SINEW_OK);
-    (void)add_moving_ball(w, sinew_vec2_make(0.0f, 0.5f), sinew_vec2_make(0.0f, 0.0f), 0.5f);
     sinew_particle_def pad = sinew_default_particle_def();
     pad.flags = 0u;
     pad.position = sinew_vec2_make(-500.0f, 0.0f);
-    while (sinew_world_particles(w).count < 1024) {
+    while (sinew_world_particles(w).count < count) {
         assert_int_equal(sinew_particle_create(w, &pad, NULL), SINEW_OK);
     }
+}
+
+// A rope of 40 links of colliding balls at y = 300 (inside a pile's box, high above it), its balls
+// set 1 m apart (four times its links' length), to be let go; with `apart`, its balls meet
+// colliders but not one another.
+static void stretched_rope(sinew_world *w, bool apart)
+{
     sinew_rope_def rd = sinew_default_rope_def();
     rd.start = sinew_vec2_make(2.0f, 300.0f);
     rd.end = sinew_vec2_make(12.0f, 300.0f);
@@ -1973,102 +1967,76 @@ static sinew_world *watched_rope_world(sinew_solver_mode mode)
     sinew_rope r = {0};
     r.particles = rope;
     assert_int_equal(sinew_rope_create(w, &rd, &r), SINEW_OK);
-    for (int i = 1; i < 41; ++i) {
-        assert_int_equal(sinew_particle_set_position(w, rope[i], sinew_vec2_make(2.0f + (float)i, 300.0f)), SINEW_OK);
+    for (int i = 0; i < 41; ++i) {
+        if (i > 0) {
+            assert_int_equal(sinew_particle_set_position(w, rope[i], sinew_vec2_make(2.0f + (float)i, 300.0f)), SINEW_OK);
+        }
+        if (apart) {
+            assert_int_equal(sinew_particle_set_filter(w, rope[i], 2u, 1u), SINEW_OK);
+        }
     }
-    for (int i = 0; i < 41; ++i) { // (the rope's balls meet colliders, not each other)
-        assert_int_equal(sinew_particle_set_filter(w, rope[i], 2u, 1u), SINEW_OK);
-    }
-    return w;
 }
 
+// Finishing a sub-step packs the motion records only of the items of 1,024 particles that an end
+// of a contact lies in, and copies only those back after the response; the other items apply the
+// contact speed's bound at once. A world that packs every item (world->pack_all, as sinew did
+// before) must end the same to the bit, in four scenes:
+// 0. a pile poured from a lattice (most of its items touch nothing while it falls; contacts are
+//    promoted as rows land);
+// 1. a compressed pile switched to a stiff setting while a stretched rope in an item of its own
+//    is let go (the watch's bound applies to the rope's balls in the finishing pass);
+// 2. two balls whose contact is promoted during a step, the only contact of their item;
+// 3. a stretched rope let go while the world watches (set before every step) and its only contact
+//    is a ball's on the floor: no particle contact, so the records are not copied back and no
+//    bound applies, in the finishing pass either.
 static uint64_t packed_items_hash(sinew_solver_mode mode, bool pack_all, bool portable, int workers, int scene)
 {
-    const bool stretched = scene == 1;
-    if (scene == 3) {
-        sinew_world *w = watched_rope_world(mode);
-        w->avx2 = w->avx2 && !portable;
-        w->pack_all = pack_all;
-        assert_int_equal(sinew_world_set_workers(w, workers), SINEW_OK);
+    sinew_world *w = new_world(mode, scene == 2 ? no_gravity : earth, scene == 1 ? 1 : 4, scene == 3 ? 4 : 1);
+    w->avx2 = w->avx2 && !portable;
+    w->pack_all = pack_all;
+    assert_int_equal(sinew_world_set_workers(w, workers), SINEW_OK);
+    if (scene == 0) {
+        sinew_pile_def pd = sinew_default_pile_def();
+        pd.count = 3000;
+        assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+        step_n(w, 150);
+        assert_true(sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].count > 0);
+    } else if (scene == 1) {
+        sinew_pile_def pd = sinew_default_pile_def();
+        pd.count = 1200;
+        assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+        step_n(w, 300); // GS 1 x 1: the pile holds its weight only by deep overlap, and the world watches
+        assert_true(w->deep_watch);
+        pad_to(w, 8 * 1024); // (so that the pile's contacts, fewer than half the particles, mark their items)
+        stretched_rope(w, false);
+        sinew_solver_def sd = sinew_world_get_solver(w);
+        sd.substeps = 4;
+        sd.iterations = 8;
+        assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+        step_n(w, 30);
+    } else if (scene == 2) {
+        // Closing in at 12 m/s from 1.17 m apart and sliding past each other at 6 m/s: their
+        // contact waits at the search, is promoted at the next sub-step and touches (friction) at
+        // the last. A resting pair in the first item keeps the step's contacts on.
+        (void)add_moving_ball(w, sinew_vec2_make(0.0f, 0.0f), sinew_vec2_make(0.0f, 0.0f), 0.5f);
+        (void)add_moving_ball(w, sinew_vec2_make(0.99f, 0.0f), sinew_vec2_make(0.0f, 0.0f), 0.5f);
+        pad_to(w, 1024);
+        (void)add_moving_ball(w, sinew_vec2_make(100.0f, 0.0f), sinew_vec2_make(6.0f, 3.0f), 0.5f);
+        (void)add_moving_ball(w, sinew_vec2_make(101.17f, 0.0f), sinew_vec2_make(-6.0f, -3.0f), 0.5f);
+        step_n(w, 3);
+    } else {
+        sinew_collider_def cd = sinew_default_collider_def();
+        assert_int_equal(sinew_plane_collider_create(w, &cd, sinew_vec2_make(0.0f, 1.0f), 0.0f, NULL), SINEW_OK);
+        (void)add_moving_ball(w, sinew_vec2_make(0.0f, 0.5f), sinew_vec2_make(0.0f, 0.0f), 0.5f);
+        pad_to(w, 1024);
+        stretched_rope(w, true);
         for (int k = 0; k < 5; ++k) {
             w->deep_watch = true;
             assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
             assert_true(sinew_world_stats(w).kinds[SINEW_KIND_COLLIDER].count == 1);
             assert_true(sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].count == 0);
         }
-        const uint64_t h = hash_positions(w);
-        sinew_world_destroy(w);
-        return h;
     }
-    if (scene == 2) {
-        // Two balls in an item of their own (from index 1,024) closing in at 12 m/s from 1.17 m
-        // apart, sliding past each other at 6 m/s: their contact waits at the search, is promoted
-        // at the next sub-step and touches (friction) at the last, the only contact of their item
-        // (a resting pair in the first item keeps the step's contacts on).
-        sinew_world *w = new_world(mode, no_gravity, 4, 1);
-        w->avx2 = w->avx2 && !portable;
-        w->pack_all = pack_all;
-        assert_int_equal(sinew_world_set_workers(w, workers), SINEW_OK);
-        (void)add_moving_ball(w, sinew_vec2_make(0.0f, 0.0f), sinew_vec2_make(0.0f, 0.0f), 0.5f);
-        (void)add_moving_ball(w, sinew_vec2_make(0.99f, 0.0f), sinew_vec2_make(0.0f, 0.0f), 0.5f);
-        sinew_particle_def pad = sinew_default_particle_def();
-        pad.flags = 0u;
-        pad.position = sinew_vec2_make(-500.0f, 0.0f);
-        while (sinew_world_particles(w).count < 1024) {
-            assert_int_equal(sinew_particle_create(w, &pad, NULL), SINEW_OK);
-        }
-        (void)add_moving_ball(w, sinew_vec2_make(100.0f, 0.0f), sinew_vec2_make(6.0f, 3.0f), 0.5f);
-        (void)add_moving_ball(w, sinew_vec2_make(101.17f, 0.0f), sinew_vec2_make(-6.0f, -3.0f), 0.5f);
-        step_n(w, 3);
-        const uint64_t h = hash_positions(w);
-        sinew_world_destroy(w);
-        return h;
-    }
-    sinew_world_def def = sinew_default_world_def();
-    def.solver.mode = mode;
-    def.solver.substeps = stretched ? 1 : 4;
-    def.solver.iterations = 1;
-    def.workers = workers;
-    sinew_world *w = NULL;
-    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
-    w->avx2 = w->avx2 && !portable;
-    w->pack_all = pack_all;
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = stretched ? 1200 : 3000;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-    if (!stretched) {
-        step_n(w, 150);
-        assert_true(sinew_world_stats(w).kinds[SINEW_KIND_CONTACT].count > 0);
-        const uint64_t h = hash_positions(w);
-        sinew_world_destroy(w);
-        return h;
-    }
-    step_n(w, 300); // GS 1 x 1: the pile holds its weight only by deep overlap, and the world watches
-    assert_true(w->deep_watch);
-    sinew_particle_def pad = sinew_default_particle_def();
-    // (Not colliding: the rope's balls start at index 8,192, an item of their own, and the pile's
-    // contacts are fewer than half the particles, so that each marks its items.)
-    pad.flags = 0u;
-    pad.position = sinew_vec2_make(-500.0f, 0.0f);
-    while (sinew_world_particles(w).count < 8 * 1024) {
-        assert_int_equal(sinew_particle_create(w, &pad, NULL), SINEW_OK);
-    }
-    sinew_rope_def rd = sinew_default_rope_def();
-    rd.start = sinew_vec2_make(2.0f, 300.0f); // (inside the box's walls, high above the pile)
-    rd.end = sinew_vec2_make(12.0f, 300.0f);
-    rd.particle_flags = SINEW_PARTICLE_COLLIDES;
-    sinew_particle_id rope[41];
-    sinew_rope r = {0};
-    r.particles = rope;
-    assert_int_equal(sinew_rope_create(w, &rd, &r), SINEW_OK);
-    for (int i = 1; i < 41; ++i) {
-        assert_int_equal(sinew_particle_set_position(w, rope[i], sinew_vec2_make(2.0f + (float)i, 300.0f)), SINEW_OK);
-    }
-    sinew_solver_def sd = sinew_world_get_solver(w);
-    sd.substeps = 4;
-    sd.iterations = 8;
-    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
-    step_n(w, 30);
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);
     return h;

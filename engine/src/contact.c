@@ -94,8 +94,8 @@ static bool reserve(sinew_world *world, int count, int more)
 // contacts from found[m] on as {a, b, ra + rb, squared distance} (split_pending sets hi to
 // infinity); returns the new m. A dense pile makes the test a coin flip, so each pair is written
 // unconditionally and the count moves on by the outcome (no branch to mispredict). Room for
-// to - from contacts must have been reserved. With `one` (the grid's one_shape), every particle
-// has the grid's one weight, radius, group and mask, which the grid did not copy: the same
+// to - from contacts must have been reserved. With `one` (the grid's shape.one_shape), every particle
+// has the grid's shape: one weight, radius, group and mask, which the grid did not copy: the same
 // operations on them, so the same contacts.
 SINEW_FORCE_INLINE int pair_range_of(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa,
                                      uint32_t from, uint32_t to, const bool one)
@@ -105,15 +105,15 @@ SINEW_FORCE_INLINE int pair_range_of(const sinew_world *world, sinew__distance *
     const float *restrict cx = p->cell_x, *restrict cy = p->cell_y, *restrict cr = p->cell_r, *restrict cw = p->cell_w;
     const uint32_t *restrict cgroup = p->cell_group, *restrict cmask = p->cell_mask, *restrict sorted = p->sorted;
     const int a = (int)sorted[qa];
-    const float ax = cx[qa], ay = cy[qa], ar = one ? g->one_r : cr[qa];
-    const uint32_t group_a = one ? g->one_group : cgroup[qa], mask_a = one ? g->one_mask : cmask[qa];
+    const float ax = cx[qa], ay = cy[qa], ar = one ? g->shape.radius : cr[qa];
+    const uint32_t group_a = one ? g->shape.group : cgroup[qa], mask_a = one ? g->shape.mask : cmask[qa];
     const bool skip_linked = world->skip_linked_pairs && world->distances.l.count > 0 && p->link_n[a] != 0u;
-    const bool movable_a = (one ? g->one_w : cw[qa]) > 0.0f;
+    const bool movable_a = (one ? g->shape.w : cw[qa]) > 0.0f;
     const float margin2 = 2.0f * g->margin;
     for (uint32_t q = from; q < to; ++q) {
         const int b = (int)sorted[q];
-        const float rb = one ? g->one_r : cr[q], wb = one ? g->one_w : cw[q];
-        const uint32_t group_b = one ? g->one_group : cgroup[q], mask_b = one ? g->one_mask : cmask[q];
+        const float rb = one ? g->shape.radius : cr[q], wb = one ? g->shape.w : cw[q];
+        const uint32_t group_b = one ? g->shape.group : cgroup[q], mask_b = one ? g->shape.mask : cmask[q];
         const float dx = cx[q] - ax, dy = cy[q] - ay, sum = ar + rb, d2 = dx * dx + dy * dy;
         const float reach = sum * SINEW__CONTACT_REACH + margin2;
         bool hit = (d2 < reach * reach) & (movable_a | (wb > 0.0f)) & ((group_a & mask_b) != 0u) &
@@ -130,7 +130,7 @@ SINEW_FORCE_INLINE int pair_range_of(const sinew_world *world, sinew__distance *
 static int pair_range(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa, uint32_t from,
                       uint32_t to)
 {
-    return world->grid.one_shape ? pair_range_of(world, found, m, qa, from, to, true)
+    return world->grid.shape.one_shape ? pair_range_of(world, found, m, qa, from, to, true)
                                  : pair_range_of(world, found, m, qa, from, to, false);
 }
 
@@ -151,19 +151,19 @@ SINEW_FORCE_INLINE SINEW__AVX2 int pair_range_avx2_of(const sinew_world *world, 
     const int *restrict cgroup = (const int *)p->cell_group, *restrict cmask = (const int *)p->cell_mask;
     const int *restrict sorted = (const int *)p->sorted;
     const __m256 ax = _mm256_set1_ps(cx[qa]), ay = _mm256_set1_ps(cy[qa]);
-    const __m256 ar = _mm256_set1_ps(one ? g->one_r : cr[qa]);
+    const __m256 ar = _mm256_set1_ps(one ? g->shape.radius : cr[qa]);
     const __m256 reach_factor = _mm256_set1_ps(SINEW__CONTACT_REACH), margin2 = _mm256_set1_ps(2.0f * g->margin);
     const __m256 zero = _mm256_setzero_ps(), all = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
-    const bool moves_a = (one ? g->one_w : cw[qa]) > 0.0f;
+    const bool moves_a = (one ? g->shape.w : cw[qa]) > 0.0f;
     const __m256 movable_a = moves_a ? all : zero;
-    const __m256i group_a = _mm256_set1_epi32(one ? (int)g->one_group : cgroup[qa]);
-    const __m256i mask_a = _mm256_set1_epi32(one ? (int)g->one_mask : cmask[qa]);
+    const __m256i group_a = _mm256_set1_epi32(one ? (int)g->shape.group : cgroup[qa]);
+    const __m256i mask_a = _mm256_set1_epi32(one ? (int)g->shape.mask : cmask[qa]);
     const __m256i a = _mm256_set1_epi32(sorted[qa]);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), none = _mm256_setzero_si256();
     // With one shape, what the loop below tests per candidate is the same for all: the sum of the
     // radii, whether either end moves and whether the filters let them meet.
-    const __m256 one_sum = _mm256_add_ps(ar, _mm256_set1_ps(g->one_r));
-    const __m256 one_allowed = g->one_w > 0.0f && (g->one_group & g->one_mask) != 0u ? all : zero;
+    const __m256 one_sum = _mm256_add_ps(ar, _mm256_set1_ps(g->shape.radius));
+    const __m256 one_allowed = g->shape.w > 0.0f && (g->shape.group & g->shape.mask) != 0u ? all : zero;
     for (uint32_t base = from; base < to; base += SINEW__LANES) {
         const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(to - base)), lane);
         const __m256 dx = _mm256_sub_ps(_mm256_maskload_ps(cx + base, valid), ax);
@@ -210,7 +210,7 @@ SINEW_FORCE_INLINE SINEW__AVX2 int pair_range_avx2_of(const sinew_world *world, 
 SINEW__AVX2 static int pair_range_avx2(const sinew_world *world, sinew__distance *restrict found, int m, uint32_t qa,
                                        uint32_t from, uint32_t to)
 {
-    return world->grid.one_shape ? pair_range_avx2_of(world, found, m, qa, from, to, true)
+    return world->grid.shape.one_shape ? pair_range_avx2_of(world, found, m, qa, from, to, true)
                                  : pair_range_avx2_of(world, found, m, qa, from, to, false);
 }
 #endif

@@ -129,11 +129,9 @@ typedef struct sinew__grid {
     int placed;            // colliding particles placed by sinew__grid_place, for the sort
     bool valid;            // matches the particle indices (no create or destroy since)
     bool fresh;            // built at the current positions (cleared by a step and by set_position)
-    // Every placed particle has this weight, radius, group and mask (sinew__materials' one_shape):
-    // the build copies only the positions, and the search broadcasts these.
-    bool one_shape;
-    float one_w, one_r;
-    uint32_t one_group, one_mask;
+    // What the placed particles share, as the last build found it: with shape.one_shape the build
+    // copies only the positions, and the search broadcasts the weight, radius, group and mask.
+    sinew__materials shape;
 } sinew__grid;
 
 // Contacts are made for pairs closer than SINEW__CONTACT_REACH times the sum of their radii:

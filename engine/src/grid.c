@@ -169,7 +169,7 @@ static void copy_items(int start, int end, int worker, void *context)
     const float *restrict x = p->x, *restrict y = p->y, *restrict r = p->radius, *restrict weight = p->w;
     const uint32_t *restrict group = p->group, *restrict mask = p->mask, *restrict sorted = p->sorted;
     const int q0 = start * t->item, q1 = end * t->item < t->m ? end * t->item : t->m;
-    if (t->world->grid.one_shape) { // (the search broadcasts the rest)
+    if (t->world->grid.shape.one_shape) { // (the search broadcasts the rest)
         for (int q = q0; q < q1; ++q) {
             const uint32_t i = sorted[q];
             cx[q] = x[i];
@@ -303,12 +303,7 @@ void sinew__grid_sort(sinew_world *world, const sinew__job *beside)
         return;
     }
     sinew__parallel_for_beside(&world->tasks, beside, counting_sort, world);
-    const sinew__materials *one = sinew__particles_materials(world);
-    g->one_shape = one->one_shape;
-    g->one_w = one->w;
-    g->one_r = one->radius;
-    g->one_group = one->group;
-    g->one_mask = one->mask;
+    g->shape = *sinew__particles_materials(world);
     grid_task t = {world, sinew__item_size(&world->tasks, world->particles.count, GRID_ITEM, GRID_ITEMS), NULL,
                    0.0f, 0.0f, 0.0f, 0, 0, m};
     sinew__parallel_for(&world->tasks, copy_items, (m + t.item - 1) / t.item, sinew__min_range(&world->tasks, GRID_MIN_ITEMS),

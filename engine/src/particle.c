@@ -962,14 +962,43 @@ SINEW__AVX2 static unsigned finish_and_pack_avx2(int n, const float *restrict x,
     return out | finish_and_pack(i, n, x, y, px, py, dx, dy, motion);
 }
 
+// Stores eight new displacements (ndx, ndy) with sinew__speed_bound's operations in its order,
+// against the displacements predicted before the solve (pdx, pdy), for particles [i, i + 8).
+SINEW_FORCE_INLINE SINEW__AVX2 void store_bounded8(float *restrict dx, float *restrict dy, __m256 ndx, __m256 ndy,
+                                                  __m256 pdx, __m256 pdy, const uint32_t *restrict flags,
+                                                  const float *restrict w, __m256 bound)
+{
+    // Most particles move far less than the bound: when every lane has 2 max(|dx|, |dy|) <= most
+    // (so |d| <= most), the eight keep their displacements without the roots and the division.
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 reach = _mm256_mul_ps(_mm256_max_ps(_mm256_andnot_ps(sign, ndx), _mm256_andnot_ps(sign, ndy)),
+                                       _mm256_set1_ps(2.0f));
+    if (_mm256_movemask_ps(_mm256_cmp_ps(reach, bound, _CMP_GT_OQ)) == 0) {
+        _mm256_storeu_ps(dx, ndx);
+        _mm256_storeu_ps(dy, ndy);
+        return;
+    }
+    const __m256 predicted = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(pdx, pdx), _mm256_mul_ps(pdy, pdy)));
+    const __m256 most_here = _mm256_blendv_ps(bound, predicted, _mm256_cmp_ps(predicted, bound, _CMP_GT_OQ));
+    const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(ndx, ndx), _mm256_mul_ps(ndy, ndy)));
+    const __m256i f = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)flags),
+                                       _mm256_set1_epi32((int)SINEW_PARTICLE_COLLIDES));
+    const __m256 bounded = _mm256_and_ps(
+        _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(f, _mm256_setzero_si256())),
+                         _mm256_cmp_ps(_mm256_loadu_ps(w), _mm256_setzero_ps(), _CMP_GT_OQ)),
+        _mm256_cmp_ps(d, most_here, _CMP_GT_OQ));
+    const __m256 s = _mm256_div_ps(most_here, d);
+    _mm256_storeu_ps(dx, _mm256_blendv_ps(ndx, _mm256_mul_ps(ndx, s), bounded));
+    _mm256_storeu_ps(dy, _mm256_blendv_ps(ndy, _mm256_mul_ps(ndy, s), bounded));
+}
+
 // unpack eight particles at a time, with sinew__speed_bound's operations in its order.
 SINEW__AVX2 static unsigned unpack_avx2(int n, const sinew__motion *restrict m, float *restrict x, float *restrict y,
                                                 float *restrict dx, float *restrict dy, const uint32_t *restrict flags,
                                                 const float *restrict w, float most)
 {
-    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
+    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f);
     const __m256 bound = _mm256_set1_ps(most);
-    const __m256i collides = _mm256_set1_epi32((int)SINEW_PARTICLE_COLLIDES);
     __m256 in = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     int i = 0;
     for (; i + SINEW__LANES <= n; i += SINEW__LANES) {
@@ -982,26 +1011,7 @@ SINEW__AVX2 static unsigned unpack_avx2(int n, const sinew__motion *restrict m, 
         _mm256_storeu_ps(y + i, r[1]);
         in = _mm256_and_ps(in, _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, r[0]), limit, _CMP_LE_OQ),
                                              _mm256_cmp_ps(_mm256_andnot_ps(sign, r[1]), limit, _CMP_LE_OQ)));
-        // Most particles move far less than the bound: when every lane has 2 max(|dx|, |dy|) <= most
-        // (so |d| <= most), the eight keep their displacements without the roots and the division.
-        const __m256 reach = _mm256_mul_ps(_mm256_max_ps(_mm256_andnot_ps(sign, r[2]), _mm256_andnot_ps(sign, r[3])),
-                                           _mm256_set1_ps(2.0f));
-        if (_mm256_movemask_ps(_mm256_cmp_ps(reach, bound, _CMP_GT_OQ)) == 0) {
-            _mm256_storeu_ps(dx + i, r[2]);
-            _mm256_storeu_ps(dy + i, r[3]);
-            continue;
-        }
-        const __m256 predicted = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(r[6], r[6]), _mm256_mul_ps(r[7], r[7])));
-        const __m256 most_here = _mm256_blendv_ps(bound, predicted, _mm256_cmp_ps(predicted, bound, _CMP_GT_OQ));
-        const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(r[2], r[2]), _mm256_mul_ps(r[3], r[3])));
-        const __m256i f = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(flags + i)), collides);
-        const __m256 bounded = _mm256_and_ps(
-            _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(f, _mm256_setzero_si256())),
-                             _mm256_cmp_ps(_mm256_loadu_ps(w + i), zero, _CMP_GT_OQ)),
-            _mm256_cmp_ps(d, most_here, _CMP_GT_OQ));
-        const __m256 s = _mm256_div_ps(most_here, d);
-        _mm256_storeu_ps(dx + i, _mm256_blendv_ps(r[2], _mm256_mul_ps(r[2], s), bounded));
-        _mm256_storeu_ps(dy + i, _mm256_blendv_ps(r[3], _mm256_mul_ps(r[3], s), bounded));
+        store_bounded8(dx + i, dy + i, r[2], r[3], r[6], r[7], flags + i, w + i, bound);
     }
     const unsigned out = (unsigned)(_mm256_movemask_ps(in) != 0xff);
     // GCC leaves out the vzeroupper before this call (to a function built without AVX), and the
@@ -1033,16 +1043,15 @@ static unsigned finish_bounded(int n, const float *restrict x, const float *rest
 }
 
 #if SINEW__X86
-// finish_bounded eight particles at a time, the bound as unpack_avx2 applies it (the same
-// operations, so the same bits as the portable path).
+// finish_bounded eight particles at a time, the bound by store_bounded8 as in unpack_avx2 (the
+// same operations, so the same bits as the portable path).
 SINEW__AVX2 static unsigned finish_bounded_avx2(int n, const float *restrict x, const float *restrict y,
                                                 const float *restrict px, const float *restrict py, float *restrict dx,
                                                 float *restrict dy, const uint32_t *restrict flags,
                                                 const float *restrict w, float most)
 {
-    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f), zero = _mm256_setzero_ps();
-    const __m256 bound = _mm256_set1_ps(most), two = _mm256_set1_ps(2.0f);
-    const __m256i collides = _mm256_set1_epi32((int)SINEW_PARTICLE_COLLIDES);
+    const __m256 limit = _mm256_set1_ps(SINEW_MAX_COORDINATE), sign = _mm256_set1_ps(-0.0f);
+    const __m256 bound = _mm256_set1_ps(most);
     __m256 in = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
     int i = 0;
     for (; i + SINEW__LANES <= n; i += SINEW__LANES) {
@@ -1052,23 +1061,7 @@ SINEW__AVX2 static unsigned finish_bounded_avx2(int n, const float *restrict x, 
         const __m256 ndy = _mm256_add_ps(dyi, _mm256_sub_ps(yi, _mm256_add_ps(_mm256_loadu_ps(py + i), dyi)));
         in = _mm256_and_ps(in, _mm256_and_ps(_mm256_cmp_ps(_mm256_andnot_ps(sign, xi), limit, _CMP_LE_OQ),
                                              _mm256_cmp_ps(_mm256_andnot_ps(sign, yi), limit, _CMP_LE_OQ)));
-        const __m256 reach = _mm256_mul_ps(_mm256_max_ps(_mm256_andnot_ps(sign, ndx), _mm256_andnot_ps(sign, ndy)), two);
-        if (_mm256_movemask_ps(_mm256_cmp_ps(reach, bound, _CMP_GT_OQ)) == 0) {
-            _mm256_storeu_ps(dx + i, ndx);
-            _mm256_storeu_ps(dy + i, ndy);
-            continue;
-        }
-        const __m256 predicted = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(dxi, dxi), _mm256_mul_ps(dyi, dyi)));
-        const __m256 most_here = _mm256_blendv_ps(bound, predicted, _mm256_cmp_ps(predicted, bound, _CMP_GT_OQ));
-        const __m256 d = _mm256_sqrt_ps(_mm256_add_ps(_mm256_mul_ps(ndx, ndx), _mm256_mul_ps(ndy, ndy)));
-        const __m256i f = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(flags + i)), collides);
-        const __m256 bounded = _mm256_and_ps(
-            _mm256_andnot_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(f, _mm256_setzero_si256())),
-                             _mm256_cmp_ps(_mm256_loadu_ps(w + i), zero, _CMP_GT_OQ)),
-            _mm256_cmp_ps(d, most_here, _CMP_GT_OQ));
-        const __m256 s = _mm256_div_ps(most_here, d);
-        _mm256_storeu_ps(dx + i, _mm256_blendv_ps(ndx, _mm256_mul_ps(ndx, s), bounded));
-        _mm256_storeu_ps(dy + i, _mm256_blendv_ps(ndy, _mm256_mul_ps(ndy, s), bounded));
+        store_bounded8(dx + i, dy + i, ndx, ndy, dxi, dyi, flags + i, w + i, bound);
     }
     const unsigned out = (unsigned)(_mm256_movemask_ps(in) != 0xff);
     _mm256_zeroupper(); // (see unpack_avx2)
