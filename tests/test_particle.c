@@ -570,6 +570,100 @@ static void apply_force_accelerates_by_weight_times_force_for_one_step(void **st
     sinew_world_destroy(w);
 }
 
+// A ball pile of `n` particles (every third given `tag` as user data when tag is not NULL) in a
+// world on the counting allocator `c`.
+static sinew_world *tagged_pile(counting_allocator *c, int n, void *tag)
+{
+    sinew_world_def def = sinew_default_world_def();
+    def.allocator = counting_allocator_make(c);
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    sinew_particle_def d = sinew_default_particle_def();
+    d.radius = 0.1f;
+    d.flags = SINEW_PARTICLE_COLLIDES;
+    for (int k = 0; k < n; ++k) {
+        d.position = sinew_vec2_make(0.25f * (float)(k % 20), 0.25f * (float)(k / 20));
+        d.user_data = k % 3 == 0 ? tag : NULL;
+        assert_int_equal(sinew_particle_create(w, &d, NULL), SINEW_OK);
+    }
+    return w;
+}
+
+// The force arrays (ax, ay) and the user data array exist only once used: 16 bytes a particle
+// less until then, the same steps either way, user data that follows its particle when another
+// is destroyed, and a first use that fails for memory changes nothing.
+static void forces_and_user_data_take_memory_only_once_used(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    int tag = 0;
+    counting_allocator ca, cb;
+    sinew_world *a = tagged_pile(&ca, N, NULL), *b = tagged_pile(&cb, N, NULL);
+    const size_t bare = sinew_world_byte_count(a);
+    assert_true(sinew_world_byte_count(b) == bare);
+    const sinew_particle_id first = sinew_particle_id_at(b, 0), last = sinew_particle_id_at(b, N - 1);
+    assert_null(sinew_particle_user_data(b, last));
+    // Setting NULL needs no array; a zero force makes the force arrays (and acts as no force).
+    assert_int_equal(sinew_particle_set_user_data(b, last, NULL), SINEW_OK);
+    assert_true(sinew_world_byte_count(b) == bare);
+    assert_int_equal(sinew_particle_apply_force(b, first, sinew_vec2_make(0.0f, 0.0f)), SINEW_OK);
+    const size_t forces = sinew_world_byte_count(b) - bare;
+    assert_true(forces >= 2u * sizeof(float) * N && forces <= 2u * sizeof(float) * 2 * N + 128u);
+    assert_int_equal(sinew_particle_set_user_data(b, last, &tag), SINEW_OK);
+    const size_t both = sinew_world_byte_count(b) - bare;
+    assert_true(both - forces >= sizeof(void *) * N && both - forces <= sizeof(void *) * 2 * N + 64u);
+    assert_ptr_equal(sinew_particle_user_data(b, last), &tag);
+    for (int k = 0; k < N - 1; ++k) {
+        assert_null(sinew_particle_user_data(b, sinew_particle_id_at(b, k)));
+    }
+    for (int s = 0; s < 60; ++s) {
+        assert_int_equal(sinew_world_step(a, dt), SINEW_OK);
+        assert_int_equal(sinew_world_step(b, dt), SINEW_OK);
+        assert_true(hash_positions(a) == hash_positions(b));
+    }
+    // The last particle moves into the place of the one destroyed, and its user data with it.
+    assert_int_equal(sinew_particle_destroy(b, sinew_particle_id_at(b, 7)), SINEW_OK);
+    assert_ptr_equal(sinew_particle_user_data(b, last), &tag);
+    sinew_particle_def got;
+    assert_int_equal(sinew_particle_get(b, last, &got), SINEW_OK);
+    assert_ptr_equal(got.user_data, &tag);
+    assert_int_equal(sinew_particle_get(b, first, &got), SINEW_OK);
+    assert_null(got.user_data);
+    sinew_world_destroy(b);
+    assert_true(cb.live_bytes == 0u);
+
+    // A first use that finds no memory fails and changes nothing; it works once memory is back.
+    const sinew_particle_id ball = sinew_particle_id_at(a, N / 2);
+    const uint64_t h = hash_positions(a);
+    ca.fail_after = (int64_t)ca.allocs;
+    assert_int_equal(sinew_particle_set_user_data(a, ball, &tag), SINEW_ERR_OUT_OF_MEMORY);
+    assert_int_equal(sinew_particle_apply_force(a, ball, sinew_vec2_make(5.0f, 0.0f)), SINEW_ERR_OUT_OF_MEMORY);
+    sinew_particle_def d = sinew_default_particle_def();
+    d.user_data = &tag;
+    assert_int_equal(sinew_particle_create(a, &d, NULL), SINEW_ERR_OUT_OF_MEMORY);
+    ca.fail_after = -1;
+    assert_int_equal(sinew_world_particles(a).count, N);
+    assert_null(sinew_particle_user_data(a, ball));
+    assert_true(sinew_world_byte_count(a) == ca.live_bytes);
+    assert_true(hash_positions(a) == h);
+    // The refused force did not act: a steps on as a pile that has user data and was never pushed.
+    counting_allocator cc;
+    sinew_world *c = tagged_pile(&cc, N, &tag);
+    assert_true(sinew_world_byte_count(c) > bare + sizeof(void *) * N);
+    step_world(c, 60);
+    assert_int_equal(sinew_world_step(a, dt), SINEW_OK);
+    assert_int_equal(sinew_world_step(c, dt), SINEW_OK);
+    assert_true(hash_positions(a) == hash_positions(c));
+    assert_ptr_equal(sinew_particle_user_data(c, sinew_particle_id_at(c, 3)), &tag);
+    assert_null(sinew_particle_user_data(c, sinew_particle_id_at(c, 4)));
+    assert_int_equal(sinew_particle_set_user_data(a, ball, &tag), SINEW_OK);
+    assert_ptr_equal(sinew_particle_user_data(a, ball), &tag);
+    assert_int_equal(sinew_particle_apply_force(a, ball, sinew_vec2_make(5.0f, 0.0f)), SINEW_OK);
+    sinew_world_destroy(a);
+    sinew_world_destroy(c);
+    assert_true(ca.live_bytes == 0u && cc.live_bytes == 0u);
+}
+
 static void weight_zero_never_moves(void **state)
 {
     (void)state;
@@ -708,6 +802,7 @@ int main(void)
         cmocka_unit_test(setters_and_getters_refuse_bad_input_and_change_nothing),
         cmocka_unit_test(apply_force_accelerates_by_weight_times_force_for_one_step),
         cmocka_unit_test(weight_zero_never_moves),
+        cmocka_unit_test(forces_and_user_data_take_memory_only_once_used),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

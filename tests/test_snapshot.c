@@ -494,6 +494,49 @@ static void a_force_applied_before_a_save_acts_once_in_the_copies(void **state)
     sinew_world_destroy(w);
 }
 
+// The particles' optional arrays (forces, user data) are saved as zeros when absent: a world that
+// has them, all zero, saves the same bytes as one that never had them, and its copies leave them
+// out (as many bytes as the copies of the other). A copy of a world whose particles hold user data
+// and a force keeps both.
+static void absent_forces_and_user_data_save_as_zeros_and_load_absent(void **state)
+{
+    (void)state;
+    int tag = 0;
+    sinew_world *bare = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
+    sinew_world *zeroed = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
+    build_pile(bare);
+    build_pile(zeroed);
+    step(bare, 20);
+    step(zeroed, 20);
+    const sinew_particle_id ball = sinew_particle_id_at(zeroed, 5);
+    assert_int_equal(sinew_particle_set_user_data(zeroed, ball, &tag), SINEW_OK);
+    assert_int_equal(sinew_particle_set_user_data(zeroed, ball, NULL), SINEW_OK);
+    assert_int_equal(sinew_particle_apply_force(zeroed, ball, sinew_vec2_make(0.0f, 0.0f)), SINEW_OK);
+    assert_true(sinew_world_byte_count(zeroed) > sinew_world_byte_count(bare));
+    assert_same_world(bare, zeroed);
+    const copies cb = copies_of(bare), cz = copies_of(zeroed);
+    const size_t loaded_bytes = sinew_world_byte_count(cb.loaded);
+    assert_true(sinew_world_byte_count(cz.loaded) == loaded_bytes);
+    assert_true(sinew_world_byte_count(cz.clone) == sinew_world_byte_count(cb.clone));
+    step_alike(zeroed, cz, 10);
+    step_alike(bare, cb, 10);
+    assert_same_world(bare, cz.loaded);
+
+    assert_int_equal(sinew_particle_set_user_data(zeroed, ball, &tag), SINEW_OK);
+    assert_int_equal(sinew_particle_apply_force(zeroed, ball, sinew_vec2_make(0.0f, 900.0f)), SINEW_OK);
+    const copies used = copies_of(zeroed);
+    const size_t count = (size_t)sinew_world_particles(zeroed).count;
+    assert_true(sinew_world_byte_count(used.loaded) >= loaded_bytes + (2u * sizeof(float) + sizeof(void *)) * count);
+    assert_ptr_equal(sinew_particle_user_data(used.loaded, ball), &tag);
+    assert_ptr_equal(sinew_particle_user_data(used.clone, ball), &tag);
+    assert_null(sinew_particle_user_data(used.loaded, sinew_particle_id_at(used.loaded, 6)));
+    step_alike(zeroed, used, 1); // (the force acts in the copies too)
+    sinew_world *copies_made[] = {cb.loaded, cb.clone, cz.loaded, cz.clone, used.loaded, used.clone, bare, zeroed};
+    for (int k = 0; k < (int)(sizeof copies_made / sizeof copies_made[0]); ++k) {
+        sinew_world_destroy(copies_made[k]);
+    }
+}
+
 // ---- rollback ---------------------------------------------------------------------------------
 
 // A player's input at frame f: where a kinematic pin holds the end of a rope, and a push on a
@@ -579,6 +622,7 @@ int main(void)
         cmocka_unit_test(forged_values_are_refused_as_invalid),
         cmocka_unit_test(save_into_a_small_buffer_is_refused),
         cmocka_unit_test(a_force_applied_before_a_save_acts_once_in_the_copies),
+        cmocka_unit_test(absent_forces_and_user_data_save_as_zeros_and_load_absent),
         cmocka_unit_test(a_rollback_loop_matches_a_straight_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

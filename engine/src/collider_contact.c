@@ -11,10 +11,10 @@ static sinew_status collider_contacts_resize(sinew_world *world, int new_capacit
 {
     sinew__collider_contacts *q = &world->collider_contacts;
     sinew__field fields[] = {
-        {(void **)&q->c, sizeof(sinew__collider_contact), false, 1},
-        {(void **)&q->mu_s, sizeof(float), false, 1},
-        {(void **)&q->mu_k, sizeof(float), false, 1},
-        {(void **)&q->collider, sizeof(int32_t), false, 1},
+        {(void **)&q->c, sizeof(sinew__collider_contact), false, 1, false},
+        {(void **)&q->mu_s, sizeof(float), false, 1, false},
+        {(void **)&q->mu_k, sizeof(float), false, 1, false},
+        {(void **)&q->collider, sizeof(int32_t), false, 1, false},
     };
     sinew_status s = sinew__block_resize(world, &q->block, &q->block_bytes, fields, 4, q->count, new_capacity);
     if (s == SINEW_OK) {

@@ -57,6 +57,10 @@ typedef int (*sinew__fields_fn)(void *kind, sinew__field *fields);
 // (CAPACITY, OUT_OF_MEMORY) the store's contents are unchanged.
 sinew_status sinew__store_reserve(sinew_world *world, sinew__store *s, void *kind, sinew__fields_fn fields, int count,
                                   int needed);
+// Reallocates the block at its capacity for the arrays as the kind lists them now: one it made
+// present is zeroed, one it made absent is dropped (nothing to do while the store has no room).
+// On failure (OUT_OF_MEMORY) the store is unchanged, and the kind must list its arrays as before.
+sinew_status sinew__store_refit(sinew_world *world, sinew__store *s, void *kind, sinew__fields_fn fields, int count);
 // Appends an element at index *count (room reserved) and writes its new id.
 void sinew__store_push(sinew__store *s, int *count, uint32_t *index1, uint32_t *generation);
 // Removes element k: its id stops working, the last element moves into k.
@@ -80,11 +84,14 @@ void sinew__free(sinew_world *world, void *ptr, size_t size);
 // `derived`: the array is scratch rebuilt from the others (a snapshot leaves it out).
 // `per`: elements per entry, 1 for most; above 1 (a block of lanes), one entry per `per`
 // elements plus a closing one, and a removal leaves the array for its kind to refresh.
+// `absent`: an optional array the kind does not use now: it takes no room, its pointer is NULL,
+// a removal does not move it and a snapshot holds it as zeros (see sinew__store_refit).
 struct sinew__field {
     void **ptr;
     size_t size;
     bool derived;
     int per;
+    bool absent;
 };
 
 // Entries of field f for n elements.
@@ -94,7 +101,7 @@ static inline size_t sinew__field_entries(const sinew__field *f, int n)
 }
 
 // Reallocates the block holding `fields` for `new_capacity` elements, copying `count` elements of
-// each array and zeroing the rest. On failure nothing changes and SINEW_ERR_OUT_OF_MEMORY is
+// each array and zeroing the rest (an array that was NULL comes out all zeros, an absent one NULL). On failure nothing changes and SINEW_ERR_OUT_OF_MEMORY is
 // returned.
 sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block_bytes, const sinew__field *fields,
                                  int field_count, int count, int new_capacity);

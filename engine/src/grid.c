@@ -20,7 +20,7 @@ static bool grid_reserve(sinew_world *world, int cells)
     if (cap < 0) {
         return false;
     }
-    sinew__field f[] = {{(void **)&g->cell_start, sizeof(uint32_t), false, 1}};
+    sinew__field f[] = {{(void **)&g->cell_start, sizeof(uint32_t), false, 1, false}};
     if (sinew__block_resize(world, &g->block, &g->block_bytes, f, 1, 0, cap + 1) != SINEW_OK) {
         return false;
     }

@@ -29,7 +29,7 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
 {
     size_t total = SINEW__ALIGN; // room to align the first array whatever the allocator returns
     for (int f = 0; f < field_count; ++f) {
-        total += align_up(fields[f].size * sinew__field_entries(&fields[f], new_capacity));
+        total += fields[f].absent ? 0u : align_up(fields[f].size * sinew__field_entries(&fields[f], new_capacity));
     }
     unsigned char *mem = sinew__alloc(world, total);
     if (mem == NULL) {
@@ -38,6 +38,10 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
     memset(mem, 0, total);
     uintptr_t cursor = ((uintptr_t)mem + (SINEW__ALIGN - 1u)) & ~(uintptr_t)(SINEW__ALIGN - 1u);
     for (int f = 0; f < field_count; ++f) {
+        if (fields[f].absent) {
+            *fields[f].ptr = NULL;
+            continue;
+        }
         void *dst = (void *)cursor;
         if (*fields[f].ptr != NULL && count > 0) {
             memcpy(dst, *fields[f].ptr, fields[f].size * sinew__field_entries(&fields[f], count));

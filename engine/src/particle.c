@@ -23,14 +23,22 @@ static int particle_fields(void *kind, sinew__field *f)
 {
     sinew__particles *p = kind;
     const sinew__field fields[] = {
-        {(void **)&p->x, sizeof(float), false, 1},          {(void **)&p->y, sizeof(float), false, 1},
-        {(void **)&p->px, sizeof(float), false, 1},         {(void **)&p->py, sizeof(float), false, 1},
-        {(void **)&p->dx, sizeof(float), false, 1},         {(void **)&p->dy, sizeof(float), false, 1},
-        {(void **)&p->ax, sizeof(float), false, 1},         {(void **)&p->ay, sizeof(float), false, 1},
-        {(void **)&p->w, sizeof(float), false, 1},          {(void **)&p->radius, sizeof(float), false, 1},
-        {(void **)&p->flags, sizeof(uint32_t), false, 1},   {(void **)&p->user_data, sizeof(void *), false, 1},
-        {(void **)&p->group, sizeof(uint32_t), false, 1},   {(void **)&p->mask, sizeof(uint32_t), false, 1},
-        {(void **)&p->mu_s, sizeof(float), false, 1},       {(void **)&p->mu_k, sizeof(float), false, 1},
+        {(void **)&p->x, sizeof(float), false, 1, false},
+        {(void **)&p->y, sizeof(float), false, 1, false},
+        {(void **)&p->px, sizeof(float), false, 1, false},
+        {(void **)&p->py, sizeof(float), false, 1, false},
+        {(void **)&p->dx, sizeof(float), false, 1, false},
+        {(void **)&p->dy, sizeof(float), false, 1, false},
+        {(void **)&p->ax, sizeof(float), false, 1, !p->with_forces},
+        {(void **)&p->ay, sizeof(float), false, 1, !p->with_forces},
+        {(void **)&p->w, sizeof(float), false, 1, false},
+        {(void **)&p->radius, sizeof(float), false, 1, false},
+        {(void **)&p->flags, sizeof(uint32_t), false, 1, false},
+        {(void **)&p->user_data, sizeof(void *), false, 1, !p->with_user_data},
+        {(void **)&p->group, sizeof(uint32_t), false, 1, false},
+        {(void **)&p->mask, sizeof(uint32_t), false, 1, false},
+        {(void **)&p->mu_s, sizeof(float), false, 1, false},
+        {(void **)&p->mu_k, sizeof(float), false, 1, false},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
@@ -41,7 +49,7 @@ static int particle_fields(void *kind, sinew__field *f)
 static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
 {
     int n = 0;
-#define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false, 1})
+#define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false, 1, false})
     switch (1u << g) {
     case SINEW__NEED_COLLIDE:
         F(motion, sizeof(sinew__motion)); // also holds the grid's and the search's arrays: see search_views
@@ -145,6 +153,43 @@ static void drop_group(sinew_world *world, int g)
     if ((1u << g) == SINEW__NEED_COLLIDE) {
         search_views(p);
     }
+}
+
+// Makes the optional arrays asked for exist (forces: ax and ay; user_data), all zero: a world whose
+// particles never had a force applied nor user data saves 16 bytes a particle. On failure
+// (OUT_OF_MEMORY) nothing changes.
+static sinew_status with_arrays(sinew_world *world, bool forces, bool user_data)
+{
+    sinew__particles *p = &world->particles;
+    const bool had_forces = p->with_forces, had_user_data = p->with_user_data;
+    if ((!forces || had_forces) && (!user_data || had_user_data)) {
+        return SINEW_OK;
+    }
+    p->with_forces = had_forces || forces;
+    p->with_user_data = had_user_data || user_data;
+    const sinew_status s = sinew__store_refit(world, &p->store, p, particle_fields, p->count);
+    if (s != SINEW_OK) {
+        p->with_forces = had_forces;
+        p->with_user_data = had_user_data;
+    }
+    return s;
+}
+
+// After a snapshot's load (which makes every optional array): drops those that hold only zeros.
+static void drop_unused_arrays(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    bool forces = false, user_data = false;
+    for (int i = 0; i < p->count; ++i) {
+        forces |= p->ax[i] != 0.0f || p->ay[i] != 0.0f;
+        user_data |= p->user_data[i] != NULL;
+    }
+    p->with_forces = forces;
+    p->with_user_data = user_data;
+    if (sinew__store_refit(world, &p->store, p, particle_fields, p->count) != SINEW_OK) {
+        p->with_forces = p->with_user_data = true; // (they stay, all zero where unused)
+    }
+    p->forced = p->with_forces;
 }
 
 // Room for `needed` particles and the scratch of the groups allocated. On failure the particles
@@ -258,7 +303,8 @@ static bool particle_ok(const sinew__particles *p, int i)
     const float far = 2.0f * SINEW_MAX_COORDINATE;
     return sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]) && sinew__coordinate_ok(p->px[i]) &&
            sinew__coordinate_ok(p->py[i]) && fabsf(p->dx[i]) <= far && fabsf(p->dy[i]) <= far &&
-           sinew__finite(p->ax[i]) && sinew__finite(p->ay[i]) && sinew__finite(p->w[i]) && p->w[i] >= 0.0f &&
+           (!p->with_forces || (sinew__finite(p->ax[i]) && sinew__finite(p->ay[i]))) && sinew__finite(p->w[i]) &&
+           p->w[i] >= 0.0f &&
            sinew__coordinate_ok(p->radius[i]) && p->radius[i] >= 0.0f && sinew__finite(p->mu_s[i]) &&
            p->mu_s[i] >= 0.0f && sinew__finite(p->mu_k[i]) && p->mu_k[i] >= 0.0f;
 }
@@ -267,6 +313,7 @@ bool sinew__particles_load(sinew_world *world, sinew__reader *r)
 {
     sinew__particles *p = &world->particles;
     const int most = world->max_particles > 0 ? world->max_particles : INT32_MAX / 2;
+    p->with_forces = p->with_user_data = true; // (whatever the snapshot holds; see drop_unused_arrays)
     if (!sinew__store_load(r, world, &p->store, p, particle_fields, &p->count, most)) {
         return false;
     }
@@ -279,7 +326,7 @@ bool sinew__particles_load(sinew_world *world, sinew__reader *r)
     if (s != SINEW_OK) {
         return sinew__reader_fail(r, s, "snapshot: allocating the particles' scratch failed");
     }
-    p->forced = true; // (the snapshot's forces, whatever they are)
+    drop_unused_arrays(world); // (sets forced when the snapshot holds forces)
     p->materials.known = false;
     return true;
 }
@@ -333,6 +380,10 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_create: growing the particle store failed");
     }
+    s = with_arrays(world, false, def->user_data != NULL);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_create: allocating the user data array failed");
+    }
     s = sinew__scratch_need(world, flag_needs(def->flags));
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_create: allocating the collision or event scratch failed");
@@ -349,13 +400,17 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     p->dy[i] = def->weight > 0.0f ? def->velocity.y * world->h_prev : 0.0f;
     p->px[i] = def->position.x - p->dx[i];
     p->py[i] = def->position.y - p->dy[i];
-    p->ax[i] = 0.0f;
-    p->ay[i] = 0.0f;
+    if (p->with_forces) {
+        p->ax[i] = 0.0f;
+        p->ay[i] = 0.0f;
+    }
     p->w[i] = def->weight;
     p->radius[i] = def->radius;
     p->flags[i] = def->flags;
     world->events.enabled |= (def->flags & SINEW_PARTICLE_EVENTS) != 0u;
-    p->user_data[i] = def->user_data;
+    if (p->with_user_data) {
+        p->user_data[i] = def->user_data;
+    }
     p->group[i] = def->group;
     p->mask[i] = def->mask;
     p->mu_s[i] = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
@@ -542,7 +597,7 @@ sinew_status sinew_particle_get(const sinew_world *world, sinew_particle_id id, 
     d.mask = p->mask[i];
     d.friction = p->mu_s[i] * p->mu_s[i]; // stored as square roots
     d.kinetic_friction = p->mu_k[i] * p->mu_k[i];
-    d.user_data = p->user_data[i];
+    d.user_data = p->with_user_data ? p->user_data[i] : NULL;
     *out = d;
     return SINEW_OK;
 }
@@ -628,7 +683,13 @@ sinew_status sinew_particle_set_user_data(sinew_world *world, sinew_particle_id 
     if (i < 0) {
         return s;
     }
-    world->particles.user_data[i] = user_data;
+    s = with_arrays(world, false, user_data != NULL);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_set_user_data: allocating the user data array failed");
+    }
+    if (world->particles.with_user_data) {
+        world->particles.user_data[i] = user_data;
+    }
     return SINEW_OK;
 }
 
@@ -642,6 +703,10 @@ sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id
     if (!sinew__finite2(force)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_apply_force: force must be finite");
     }
+    s = with_arrays(world, true, false);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_apply_force: allocating the force arrays failed");
+    }
     sinew__particles *p = &world->particles;
     p->ax[i] += force.x * p->w[i];
     p->ay[i] += force.y * p->w[i];
@@ -652,7 +717,7 @@ sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id
 void *sinew_particle_user_data(const sinew_world *world, sinew_particle_id id)
 {
     int i = world != NULL ? sinew__particle_lookup(world, id) : -1;
-    return i >= 0 ? world->particles.user_data[i] : NULL;
+    return i >= 0 && world->particles.with_user_data ? world->particles.user_data[i] : NULL;
 }
 
 int sinew_particle_index(const sinew_world *world, sinew_particle_id id)

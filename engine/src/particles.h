@@ -66,6 +66,10 @@ typedef struct sinew__particles {
     // when the step clears them. While it is false every one is zero, and the step neither scans
     // nor clears them.
     bool forced;
+    // Whether the optional arrays exist: ax and ay from the first force applied on, user_data
+    // from the first particle given user data (none: NULL, every value zero; see with_arrays in
+    // particle.c). A snapshot's load keeps them only when they hold something.
+    bool with_forces, with_user_data;
     // What the colliding particles have in common (sinew__particles_materials), cleared when a
     // particle is created or removed, or its weight, radius, filter, frictions or flags set.
     sinew__materials materials;

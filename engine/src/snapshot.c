@@ -161,7 +161,7 @@ static bool all_same(const uint8_t *a, size_t size, int n)
 void sinew__put_column(sinew__writer *w, const void *array, size_t size, int n)
 {
     const uint8_t *a = array;
-    const uint8_t code = n == 0 || all_zero(a, size * (size_t)n) ? COLUMN_ZERO
+    const uint8_t code = n == 0 || a == NULL || all_zero(a, size * (size_t)n) ? COLUMN_ZERO
                          : all_same(a, size, n)                   ? COLUMN_SAME
                          : iota(array, size, n)                   ? COLUMN_IOTA
                                                                   : COLUMN_RAW;
@@ -179,8 +179,8 @@ bool sinew__get_column(sinew__reader *r, void *array, size_t size, int n)
     if (!sinew__get(r, &code, 1)) {
         return false;
     }
-    if (n == 0) { // an empty store may have no arrays at all: only an empty column fits
-        return code == COLUMN_ZERO || fail(r, SINEW_ERR_SNAPSHOT_INVALID, "snapshot: an empty column holds data");
+    if (n == 0 || array == NULL) { // an empty store may have no arrays at all, an absent one is zero
+        return code == COLUMN_ZERO || fail(r, SINEW_ERR_SNAPSHOT_INVALID, "snapshot: an empty or absent column holds data");
     }
     uint8_t *a = array;
     switch (code) {
@@ -271,7 +271,7 @@ bool sinew__store_load(sinew__reader *r, sinew_world *world, sinew__store *s, vo
     // Room for exactly what is loaded (creating more later grows geometrically from there).
     sinew__field f[SINEW__MAX_FIELDS + 1];
     int nf = fields(kind, f);
-    f[nf++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1};
+    f[nf++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1, false};
     sinew_status st = n > 0u ? sinew__block_resize(world, &s->block, &s->block_bytes, f, nf, 0, (int)n) : SINEW_OK;
     if (st == SINEW_OK) {
         s->capacity = (int)n;

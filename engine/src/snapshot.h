@@ -41,6 +41,7 @@ bool sinew__reader_fail(sinew__reader *r, sinew_status status, const char *why);
 // n elements of `size` bytes: one byte of encoding (all zero; all equal to the first; 4-byte
 // elements counting 0, 1, 2, ...; as is), then the first element, nothing, or all of them. A
 // pile's weights, radii and frictions cost one value, the ids of a store nothing left nothing.
+// A NULL array (an absent one) is written as zeros, and only zeros can be read into one.
 void sinew__put_column(sinew__writer *w, const void *array, size_t size, int n);
 bool sinew__get_column(sinew__reader *r, void *array, size_t size, int n);
 

@@ -8,7 +8,7 @@
 static int all_fields(sinew__store *s, void *kind, sinew__fields_fn fields, sinew__field *out)
 {
     int n = fields(kind, out);
-    out[n++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1};
+    out[n++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1, false};
     return n;
 }
 
@@ -31,6 +31,16 @@ sinew_status sinew__store_reserve(sinew_world *world, sinew__store *s, void *kin
     return needed > count ? sinew__id_reserve(world, &s->ids) : SINEW_OK;
 }
 
+sinew_status sinew__store_refit(sinew_world *world, sinew__store *s, void *kind, sinew__fields_fn fields, int count)
+{
+    if (s->capacity == 0) {
+        return SINEW_OK;
+    }
+    sinew__field f[SINEW__MAX_FIELDS];
+    const int n = all_fields(s, kind, fields, f);
+    return sinew__block_resize(world, &s->block, &s->block_bytes, f, n, count, s->capacity);
+}
+
 void sinew__store_push(sinew__store *s, int *count, uint32_t *index1, uint32_t *generation)
 {
     const int k = (*count)++;
@@ -48,7 +58,7 @@ void sinew__store_remove(sinew__store *s, void *kind, sinew__fields_fn fields, i
         sinew__field f[SINEW__MAX_FIELDS];
         const int n = all_fields(s, kind, fields, f);
         for (int m = 0; m < n; ++m) {
-            if (f[m].per > 1) { // per block: refreshed by the kind
+            if (f[m].per > 1 || f[m].absent) { // per block: refreshed by the kind
                 continue;
             }
             unsigned char *base = *f[m].ptr;
@@ -77,7 +87,7 @@ void sinew__store_permute(sinew__store *s, void *kind, sinew__fields_fn fields, 
     const int n = all_fields(s, kind, fields, f);
     unsigned char *t = temp;
     for (int m = 0; m < n; ++m) {
-        if (f[m].derived) {
+        if (f[m].derived || f[m].absent) {
             continue;
         }
         unsigned char *base = *f[m].ptr;
