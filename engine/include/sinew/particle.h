@@ -71,8 +71,9 @@ SINEW_API sinew_status sinew_particle_get_weight(const sinew_world *world, sinew
 /// NOT_FINITE, NEGATIVE_WEIGHT.
 SINEW_API sinew_status sinew_particle_set_weight(sinew_world *world, sinew_particle_id id, float weight);
 
-/// Adds a force in newtons for the next step only (acceleration += weight * force).
-/// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE.
+/// Adds a force in newtons for the next step only (acceleration += weight * force). The world's
+/// first force allocates its force arrays (8 bytes a particle). Errors: NULL_ARGUMENT,
+/// INVALID_ID, NOT_FINITE, OUT_OF_MEMORY (nothing applied).
 SINEW_API sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id, sinew_vec2 force);
 
 /// Everything about a particle now, as a def: position, velocity (m/s, as
@@ -99,7 +100,9 @@ SINEW_API sinew_status sinew_particle_set_filter(sinew_world *world, sinew_parti
 SINEW_API sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id id, float friction,
                                                    float kinetic_friction);
 
-/// Sets the user data sinew_particle_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID.
+/// Sets the user data sinew_particle_user_data returns. The world's first non-NULL user data
+/// allocates its user data array (8 bytes a particle). Errors: NULL_ARGUMENT, INVALID_ID,
+/// OUT_OF_MEMORY (nothing set).
 SINEW_API sinew_status sinew_particle_set_user_data(sinew_world *world, sinew_particle_id id, void *user_data);
 
 /// The particle's user_data, or NULL for an invalid id.
