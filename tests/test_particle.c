@@ -664,6 +664,116 @@ static void forces_and_user_data_take_memory_only_once_used(void **state)
     assert_true(ca.live_bytes == 0u && cc.live_bytes == 0u);
 }
 
+// The filters (group, mask) and the frictions are arrays only once two particles differ in them:
+// 16 bytes a particle less until then. A particle that differs (created so, or set) makes them,
+// holding the one value for every other particle; the same steps either way; a setter or a
+// create that cannot have the memory fails and changes nothing; the only particle of a world
+// changes the one value itself.
+static void one_filter_and_one_friction_take_no_arrays(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    counting_allocator ca, cb;
+    sinew_world *a = tagged_pile(&ca, N, NULL), *b = tagged_pile(&cb, N, NULL);
+    const size_t bare = sinew_world_byte_count(a);
+    const sinew_particle_def dflt = sinew_default_particle_def();
+    const sinew_particle_id ball = sinew_particle_id_at(b, N / 2), other = sinew_particle_id_at(b, 3);
+    // The values every particle holds already: no arrays.
+    assert_int_equal(sinew_particle_set_filter(b, ball, dflt.group, dflt.mask), SINEW_OK);
+    assert_int_equal(sinew_particle_set_friction(b, ball, dflt.friction, dflt.kinetic_friction), SINEW_OK);
+    assert_true(sinew_world_byte_count(b) == bare);
+    // Another filter: the filter arrays, the others keep the one value.
+    assert_int_equal(sinew_particle_set_filter(b, ball, 2u, 0xffu), SINEW_OK);
+    const size_t filters = sinew_world_byte_count(b) - bare;
+    assert_true(filters >= 2u * sizeof(uint32_t) * N && filters <= 2u * sizeof(uint32_t) * 2 * N + 128u);
+    sinew_particle_def got;
+    assert_int_equal(sinew_particle_get(b, ball, &got), SINEW_OK);
+    assert_true(got.group == 2u && got.mask == 0xffu);
+    assert_int_equal(sinew_particle_get(b, other, &got), SINEW_OK);
+    assert_true(got.group == dflt.group && got.mask == dflt.mask);
+    // Other frictions: the friction arrays.
+    assert_int_equal(sinew_particle_set_friction(b, ball, 0.25f, 0.16f), SINEW_OK);
+    const size_t both = sinew_world_byte_count(b) - bare;
+    assert_true(both - filters >= 2u * sizeof(float) * N && both - filters <= 2u * sizeof(float) * 2 * N + 128u);
+    assert_int_equal(sinew_particle_get(b, ball, &got), SINEW_OK);
+    assert_float_equal(got.friction, 0.25f, 1e-6f);
+    assert_float_equal(got.kinetic_friction, 0.16f, 1e-6f);
+    assert_int_equal(sinew_particle_get(b, other, &got), SINEW_OK);
+    assert_float_equal(got.friction, dflt.friction, 1e-6f);
+    assert_float_equal(got.kinetic_friction, dflt.kinetic_friction, 1e-6f);
+    // Back to the one value: the arrays stay, and the pile steps as the one that never had them.
+    assert_int_equal(sinew_particle_set_filter(b, ball, dflt.group, dflt.mask), SINEW_OK);
+    assert_int_equal(sinew_particle_set_friction(b, ball, dflt.friction, dflt.kinetic_friction), SINEW_OK);
+    assert_true(sinew_world_byte_count(b) == bare + both);
+    for (int s = 0; s < 60; ++s) {
+        assert_int_equal(sinew_world_step(a, dt), SINEW_OK);
+        assert_int_equal(sinew_world_step(b, dt), SINEW_OK);
+        assert_true(hash_positions(a) == hash_positions(b));
+    }
+    // A filter that follows its particle when another is destroyed.
+    const sinew_particle_id last = sinew_particle_id_at(b, N - 1);
+    assert_int_equal(sinew_particle_set_filter(b, last, 4u, 0x7u), SINEW_OK);
+    assert_int_equal(sinew_particle_destroy(b, sinew_particle_id_at(b, 7)), SINEW_OK);
+    assert_int_equal(sinew_particle_get(b, last, &got), SINEW_OK);
+    assert_true(got.group == 4u && got.mask == 0x7u);
+    sinew_world_destroy(b);
+    assert_true(cb.live_bytes == 0u);
+
+    // Without memory for the arrays: refused, and nothing changes.
+    const uint64_t h = hash_positions(a);
+    const size_t held = sinew_world_byte_count(a);
+    ca.fail_after = (int64_t)ca.allocs;
+    assert_int_equal(sinew_particle_set_filter(a, other, 2u, 2u), SINEW_ERR_OUT_OF_MEMORY);
+    assert_int_equal(sinew_particle_set_friction(a, other, 0.9f, 0.8f), SINEW_ERR_OUT_OF_MEMORY);
+    sinew_particle_def d = sinew_default_particle_def();
+    d.friction = 0.1f;
+    assert_int_equal(sinew_particle_create(a, &d, NULL), SINEW_ERR_OUT_OF_MEMORY);
+    ca.fail_after = -1;
+    assert_int_equal(sinew_world_particles(a).count, N);
+    assert_int_equal(sinew_particle_get(a, sinew_particle_id_at(a, 3), &got), SINEW_OK);
+    assert_true(got.group == dflt.group && got.mask == dflt.mask);
+    assert_float_equal(got.friction, dflt.friction, 1e-6f);
+    assert_true(sinew_world_byte_count(a) == held && hash_positions(a) == h);
+    // Created with another friction: the arrays, and the others keep theirs.
+    assert_int_equal(sinew_particle_create(a, &d, NULL), SINEW_OK);
+    assert_true(sinew_world_byte_count(a) > held + 2u * sizeof(float) * N);
+    assert_int_equal(sinew_particle_get(a, sinew_particle_id_at(a, N), &got), SINEW_OK);
+    assert_float_equal(got.friction, 0.1f, 1e-6f);
+    assert_int_equal(sinew_particle_get(a, sinew_particle_id_at(a, 0), &got), SINEW_OK);
+    assert_float_equal(got.friction, dflt.friction, 1e-6f);
+    sinew_world_destroy(a);
+    assert_true(ca.live_bytes == 0u);
+
+    // The only particle of a world: its filter and frictions are the one value, no arrays.
+    sinew_world *one = tagged_pile(&ca, 1, NULL);
+    const size_t alone = sinew_world_byte_count(one);
+    const sinew_particle_id only = sinew_particle_id_at(one, 0);
+    assert_int_equal(sinew_particle_set_filter(one, only, 8u, 9u), SINEW_OK);
+    assert_int_equal(sinew_particle_set_friction(one, only, 0.3f, 0.2f), SINEW_OK);
+    assert_true(sinew_world_byte_count(one) == alone);
+    assert_int_equal(sinew_particle_get(one, only, &got), SINEW_OK);
+    assert_true(got.group == 8u && got.mask == 9u);
+    assert_float_equal(got.friction, 0.3f, 1e-6f);
+    assert_float_equal(got.kinetic_friction, 0.2f, 1e-6f);
+    // A second particle with the first's values needs none; one with the defaults does.
+    d = sinew_default_particle_def();
+    d.group = 8u;
+    d.mask = 9u;
+    d.friction = 0.3f;
+    d.kinetic_friction = 0.2f;
+    assert_int_equal(sinew_particle_create(one, &d, NULL), SINEW_OK);
+    const size_t two = sinew_world_byte_count(one);
+    assert_int_equal(sinew_particle_create(one, &dflt, NULL), SINEW_OK);
+    assert_true(sinew_world_byte_count(one) > two);
+    assert_int_equal(sinew_particle_get(one, only, &got), SINEW_OK);
+    assert_true(got.group == 8u && got.mask == 9u);
+    assert_int_equal(sinew_particle_get(one, sinew_particle_id_at(one, 2), &got), SINEW_OK);
+    assert_true(got.group == dflt.group && got.mask == dflt.mask);
+    assert_float_equal(got.friction, dflt.friction, 1e-6f);
+    sinew_world_destroy(one);
+    assert_true(ca.live_bytes == 0u);
+}
+
 static void weight_zero_never_moves(void **state)
 {
     (void)state;
@@ -803,6 +913,7 @@ int main(void)
         cmocka_unit_test(apply_force_accelerates_by_weight_times_force_for_one_step),
         cmocka_unit_test(weight_zero_never_moves),
         cmocka_unit_test(forces_and_user_data_take_memory_only_once_used),
+        cmocka_unit_test(one_filter_and_one_friction_take_no_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

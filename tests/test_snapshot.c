@@ -537,6 +537,59 @@ static void absent_forces_and_user_data_save_as_zeros_and_load_absent(void **sta
     }
 }
 
+// The filters and frictions are saved as the arrays would be when every particle holds one value
+// and there are none: a world that has the arrays, all alike, saves the same bytes as one that
+// never had them, and its copies leave them out. A copy of a world whose particles differ keeps
+// each particle's own.
+static void one_filter_and_friction_save_as_arrays_and_load_without_them(void **state)
+{
+    (void)state;
+    sinew_world *bare = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
+    sinew_world *alike = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
+    build_pile(bare);
+    build_pile(alike);
+    step(bare, 20);
+    step(alike, 20);
+    const sinew_particle_id ball = sinew_particle_id_at(alike, 5);
+    sinew_particle_def was;
+    assert_int_equal(sinew_particle_get(alike, ball, &was), SINEW_OK);
+    assert_int_equal(sinew_particle_set_filter(alike, ball, 2u, 3u), SINEW_OK);
+    assert_int_equal(sinew_particle_set_friction(alike, ball, 0.05f, 0.04f), SINEW_OK);
+    assert_int_equal(sinew_particle_set_filter(alike, ball, was.group, was.mask), SINEW_OK);
+    assert_int_equal(sinew_particle_set_friction(alike, ball, was.friction, was.kinetic_friction), SINEW_OK);
+    assert_true(sinew_world_byte_count(alike) > sinew_world_byte_count(bare));
+    assert_same_world(bare, alike);
+    const copies cb = copies_of(bare), ca = copies_of(alike);
+    assert_true(sinew_world_byte_count(ca.loaded) == sinew_world_byte_count(cb.loaded));
+    assert_true(sinew_world_byte_count(ca.clone) == sinew_world_byte_count(cb.clone));
+    step_alike(alike, ca, 10);
+    step_alike(bare, cb, 10);
+    assert_same_world(bare, ca.loaded);
+
+    assert_int_equal(sinew_particle_set_filter(alike, ball, 2u, 3u), SINEW_OK);
+    assert_int_equal(sinew_particle_set_friction(alike, ball, 0.05f, 0.04f), SINEW_OK);
+    const copies differ = copies_of(alike), plain = copies_of(bare);
+    const size_t count = (size_t)sinew_world_particles(alike).count;
+    assert_true(sinew_world_byte_count(differ.loaded) >=
+                sinew_world_byte_count(plain.loaded) + (2u * sizeof(uint32_t) + 2u * sizeof(float)) * count);
+    sinew_world *made[] = {differ.loaded, differ.clone};
+    for (int k = 0; k < 2; ++k) {
+        sinew_particle_def got;
+        assert_int_equal(sinew_particle_get(made[k], ball, &got), SINEW_OK);
+        assert_true(got.group == 2u && got.mask == 3u);
+        assert_float_equal(got.friction, 0.05f, 1e-6f);
+        assert_int_equal(sinew_particle_get(made[k], sinew_particle_id_at(made[k], 6), &got), SINEW_OK);
+        assert_true(got.group == was.group && got.mask == was.mask);
+        assert_float_equal(got.friction, was.friction, 1e-6f);
+    }
+    step_alike(alike, differ, 10);
+    sinew_world *copies_made[] = {cb.loaded, cb.clone,     ca.loaded,   ca.clone, differ.loaded,
+                                  differ.clone, plain.loaded, plain.clone, bare,     alike};
+    for (int k = 0; k < (int)(sizeof copies_made / sizeof copies_made[0]); ++k) {
+        sinew_world_destroy(copies_made[k]);
+    }
+}
+
 // ---- rollback ---------------------------------------------------------------------------------
 
 // A player's input at frame f: where a kinematic pin holds the end of a rope, and a push on a
@@ -623,6 +676,7 @@ int main(void)
         cmocka_unit_test(save_into_a_small_buffer_is_refused),
         cmocka_unit_test(a_force_applied_before_a_save_acts_once_in_the_copies),
         cmocka_unit_test(absent_forces_and_user_data_save_as_zeros_and_load_absent),
+        cmocka_unit_test(one_filter_and_friction_save_as_arrays_and_load_without_them),
         cmocka_unit_test(a_rollback_loop_matches_a_straight_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,9 +20,9 @@ static int is_soft(const sinew__angle *a) { return a->stiffness != 1.0f || a->co
 static int angle_fields(void *kind, sinew__field *f)
 {
     sinew__angles *a = kind;
-    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__angle), false, 1, false};
-    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true, 1, false};
-    f[2] = (sinew__field){(void **)&a->user_data, sizeof(void *), false, 1, false};
+    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__angle), false, 1, false, NULL};
+    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true, 1, false, NULL};
+    f[2] = (sinew__field){(void **)&a->user_data, sizeof(void *), false, 1, false, NULL};
     return 3;
 }
 

@@ -21,9 +21,9 @@ static int is_soft(const sinew__area *a) { return a->stiffness != 1.0f || a->com
 static int area_fields(void *kind, sinew__field *f)
 {
     sinew__areas *a = kind;
-    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__area), false, 1, false};
-    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true, 1, false};
-    f[2] = (sinew__field){(void **)&a->user_data, sizeof(void *), false, 1, false};
+    f[0] = (sinew__field){(void **)&a->c, sizeof(sinew__area), false, 1, false, NULL};
+    f[1] = (sinew__field){(void **)&a->lambda, sizeof(float), true, 1, false, NULL};
+    f[2] = (sinew__field){(void **)&a->user_data, sizeof(void *), false, 1, false, NULL};
     return 3;
 }
 
@@ -37,7 +37,7 @@ static sinew_status pool_reserve(sinew_world *world, int needed)
     if (cap < 0) {
         return SINEW_ERR_CAPACITY;
     }
-    sinew__field f[] = {{(void **)&a->idx, sizeof(int32_t), false, 1, false}};
+    sinew__field f[] = {{(void **)&a->idx, sizeof(int32_t), false, 1, false, NULL}};
     sinew_status s = sinew__block_resize(world, &a->pool_block, &a->pool_bytes, f, 1, a->idx_count, cap);
     if (s == SINEW_OK) {
         a->idx_capacity = cap;

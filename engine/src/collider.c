@@ -23,7 +23,7 @@ sinew_collider_def sinew_default_collider_def(void)
 static int collider_fields(void *kind, sinew__field *f)
 {
     sinew__colliders *c = kind;
-    f[0] = (sinew__field){(void **)&c->c, sizeof(sinew__collider), false, 1, false};
+    f[0] = (sinew__field){(void **)&c->c, sizeof(sinew__collider), false, 1, false, NULL};
     return 1;
 }
 

@@ -11,10 +11,10 @@ static sinew_status collider_contacts_resize(sinew_world *world, int new_capacit
 {
     sinew__collider_contacts *q = &world->collider_contacts;
     sinew__field fields[] = {
-        {(void **)&q->c, sizeof(sinew__collider_contact), false, 1, false},
-        {(void **)&q->mu_s, sizeof(float), false, 1, false},
-        {(void **)&q->mu_k, sizeof(float), false, 1, false},
-        {(void **)&q->collider, sizeof(int32_t), false, 1, false},
+        {(void **)&q->c, sizeof(sinew__collider_contact), false, 1, false, NULL},
+        {(void **)&q->mu_s, sizeof(float), false, 1, false, NULL},
+        {(void **)&q->mu_k, sizeof(float), false, 1, false, NULL},
+        {(void **)&q->collider, sizeof(int32_t), false, 1, false, NULL},
     };
     sinew_status s = sinew__block_resize(world, &q->block, &q->block_bytes, fields, 4, q->count, new_capacity);
     if (s == SINEW_OK) {
@@ -43,8 +43,8 @@ static void emit(sinew_world *world, int i, const sinew__collider *c, const sine
     const int k = q->count++;
     q->c[k] = (sinew__collider_contact){i, hit->nx, hit->ny, hit->offset};
     sinew__particles_pack_mark(p, i); // (its response reads its motion record)
-    q->mu_s[k] = p->mu_s[i] * c->mu_s; // both square roots: sqrt(a b)
-    q->mu_k[k] = p->mu_k[i] * c->mu_k;
+    q->mu_s[k] = sinew__particle_mu_s(p, i) * c->mu_s; // both square roots: sqrt(a b)
+    q->mu_k[k] = sinew__particle_mu_k(p, i) * c->mu_k;
     q->collider[k] = (int32_t)(c - world->colliders.c);
 }
 
@@ -113,6 +113,15 @@ static void mark_items(int start, int end, int worker, void *context)
     }
     for (int k = 0; k < cs->count; ++k) {
         const sinew__collider c = cs->c[k];
+        if (group == NULL) { // every particle has one filter (sinew__particles.with_filters)
+            if (((c.group & p->all_mask) != 0u) & ((p->all_group & c.mask) != 0u)) {
+                for (int i = first; i < last; ++i) {
+                    const float reach = (r[i] + margin + r[i] * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
+                    near[i] |= (uint8_t)!(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close
+                }
+            }
+            continue;
+        }
         for (int i = first; i < last; ++i) {
             const float reach = (r[i] + margin + r[i] * (SINEW__CONTACT_REACH - 1.0f)) * 1.001f + 1e-6f;
             const bool close = !(c.nx * x[i] + c.ny * y[i] - c.offset >= reach); // NaN: close, as in plane_contact
@@ -184,7 +193,7 @@ void sinew__collider_contacts_find(sinew_world *world, float margin, bool marked
         const float plane_margin = margin + r * (SINEW__CONTACT_REACH - 1.0f);
         for (int k = 0; k < cs->count; ++k) {
             const sinew__collider *c = &cs->c[k];
-            if ((c->group & p->mask[i]) == 0u || (p->group[i] & c->mask) == 0u) {
+            if ((c->group & sinew__particle_mask(p, i)) == 0u || (sinew__particle_group(p, i) & c->mask) == 0u) {
                 continue;
             }
             sinew__plane_hit hit;

@@ -22,10 +22,10 @@ static int lowest_clear_bit(uint32_t used) { return used == UINT32_MAX ? SINEW__
 // The response block's arrays (see sinew__contacts).
 static int response_fields(sinew__contacts *k, sinew__field *f)
 {
-    f[0] = (sinew__field){(void **)&k->share_i, sizeof(float), false, 1, false};
-    f[1] = (sinew__field){(void **)&k->share_j, sizeof(float), false, 1, false};
-    f[2] = (sinew__field){(void **)&k->mu_s, sizeof(float), false, 1, false};
-    f[3] = (sinew__field){(void **)&k->mu_k, sizeof(float), false, 1, false};
+    f[0] = (sinew__field){(void **)&k->share_i, sizeof(float), false, 1, false, NULL};
+    f[1] = (sinew__field){(void **)&k->share_j, sizeof(float), false, 1, false, NULL};
+    f[2] = (sinew__field){(void **)&k->mu_s, sizeof(float), false, 1, false, NULL};
+    f[3] = (sinew__field){(void **)&k->mu_k, sizeof(float), false, 1, false, NULL};
     return 4;
 }
 
@@ -42,10 +42,10 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
 {
     sinew__contacts *k = &world->contacts;
     sinew__field fields[] = {
-        {(void **)&k->l.c, sizeof(sinew__distance), false, 1, false},
-        {(void **)&k->l.block_free, sizeof(uint8_t), false, SINEW__LANES, false},
-        {(void **)&k->found, sizeof(sinew__distance), false, 1, false},
-        {(void **)&k->l.span, sizeof(uint32_t), false, SINEW__LANES, false},
+        {(void **)&k->l.c, sizeof(sinew__distance), false, 1, false, NULL},
+        {(void **)&k->l.block_free, sizeof(uint8_t), false, SINEW__LANES, false, NULL},
+        {(void **)&k->found, sizeof(sinew__distance), false, 1, false, NULL},
+        {(void **)&k->l.span, sizeof(uint32_t), false, SINEW__LANES, false, NULL},
     };
     // The response block follows (only while in use): it must hold as many as the solved arrays.
     if (k->response_block != NULL && response_resize(world, k->l.count, new_capacity) != SINEW_OK) {
@@ -928,8 +928,8 @@ SINEW_FORCE_INLINE void set_response(sinew__contacts *restrict k, const sinew__p
     const float inv_ws = 1.0f / (p->w[i] + p->w[j] + SINEW__GUARD);
     k->share_i[m] = p->w[i] * inv_ws;
     k->share_j[m] = p->w[j] * inv_ws;
-    k->mu_s[m] = p->mu_s[i] * p->mu_s[j];
-    k->mu_k[m] = p->mu_k[i] * p->mu_k[j];
+    k->mu_s[m] = sinew__particle_mu_s(p, i) * sinew__particle_mu_s(p, j);
+    k->mu_k[m] = sinew__particle_mu_k(p, i) * sinew__particle_mu_k(p, j);
 }
 
 // The items whose particles' motion records the sub-steps need (sinew__particles_pack_mark): those

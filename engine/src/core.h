@@ -84,14 +84,16 @@ void sinew__free(sinew_world *world, void *ptr, size_t size);
 // `derived`: the array is scratch rebuilt from the others (a snapshot leaves it out).
 // `per`: elements per entry, 1 for most; above 1 (a block of lanes), one entry per `per`
 // elements plus a closing one, and a removal leaves the array for its kind to refresh.
-// `absent`: an optional array the kind does not use now: it takes no room, its pointer is NULL,
-// a removal does not move it and a snapshot holds it as zeros (see sinew__store_refit).
+// `absent`: an optional array the kind does not use now, as every element holds one value: `fill`
+// (`size` bytes; NULL: zero). It takes no room, its pointer is NULL, a removal does not move it and
+// a snapshot holds it as that value for every element (see sinew__store_refit).
 struct sinew__field {
     void **ptr;
     size_t size;
     bool derived;
     int per;
     bool absent;
+    const void *fill;
 };
 
 // Entries of field f for n elements.
@@ -101,8 +103,9 @@ static inline size_t sinew__field_entries(const sinew__field *f, int n)
 }
 
 // Reallocates the block holding `fields` for `new_capacity` elements, copying `count` elements of
-// each array and zeroing the rest (an array that was NULL comes out all zeros, an absent one NULL). On failure nothing changes and SINEW_ERR_OUT_OF_MEMORY is
-// returned.
+// each array and zeroing the rest (an array that was NULL comes out holding its `fill` in every
+// element, zeros without one; an absent one comes out NULL). On failure nothing changes and
+// SINEW_ERR_OUT_OF_MEMORY is returned.
 sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block_bytes, const sinew__field *fields,
                                  int field_count, int count, int new_capacity);
 

@@ -18,15 +18,15 @@ sinew_distance_def sinew_default_distance_def(void)
 static int distance_fields(void *kind, sinew__field *f)
 {
     sinew__distances *d = kind;
-    f[0] = (sinew__field){(void **)&d->l.c, sizeof(sinew__distance), false, 1, false};
-    f[1] = (sinew__field){(void **)&d->l.soft, sizeof(sinew__softness), false, 1, false};
-    f[2] = (sinew__field){(void **)&d->l.lambda, sizeof(float), true, 1, false};
-    f[3] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t), true, SINEW__LANES, false}; // refreshed on change
-    f[4] = (sinew__field){(void **)&d->mode, sizeof(uint8_t), false, 1, false};
-    f[5] = (sinew__field){(void **)&d->tear, sizeof(float), false, 1, false};
-    f[6] = (sinew__field){(void **)&d->strain, sizeof(float), false, 1, false};
-    f[7] = (sinew__field){(void **)&d->user_data, sizeof(void *), false, 1, false};
-    f[8] = (sinew__field){(void **)&d->l.span, sizeof(uint32_t), true, SINEW__LANES, false}; // spans of independent blocks
+    f[0] = (sinew__field){(void **)&d->l.c, sizeof(sinew__distance), false, 1, false, NULL};
+    f[1] = (sinew__field){(void **)&d->l.soft, sizeof(sinew__softness), false, 1, false, NULL};
+    f[2] = (sinew__field){(void **)&d->l.lambda, sizeof(float), true, 1, false, NULL};
+    f[3] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t), true, SINEW__LANES, false, NULL}; // refreshed on change
+    f[4] = (sinew__field){(void **)&d->mode, sizeof(uint8_t), false, 1, false, NULL};
+    f[5] = (sinew__field){(void **)&d->tear, sizeof(float), false, 1, false, NULL};
+    f[6] = (sinew__field){(void **)&d->strain, sizeof(float), false, 1, false, NULL};
+    f[7] = (sinew__field){(void **)&d->user_data, sizeof(void *), false, 1, false, NULL};
+    f[8] = (sinew__field){(void **)&d->l.span, sizeof(uint32_t), true, SINEW__LANES, false, NULL}; // spans of independent blocks
     return 9;
 }
 
@@ -37,7 +37,7 @@ static const unsigned group_need[3] = {SINEW__NEED_LINKED, SINEW__NEED_JACOBI, S
 static int group_fields(sinew__distances *d, int g, sinew__field *f)
 {
     int n = 0;
-#define F(array, size) (f[n++] = (sinew__field){(void **)&d->array, (size), true, 1, false})
+#define F(array, size) (f[n++] = (sinew__field){(void **)&d->array, (size), true, 1, false, NULL})
     if (g == 0) {
         F(adj, 2 * sizeof(uint32_t));
     } else if (g == 1) {
@@ -205,7 +205,7 @@ static sinew_status reserve_tears(sinew_world *world, int needed)
         return SINEW_OK;
     }
     int cap = sinew__grow_capacity(world->tear_capacity, needed);
-    sinew__field f[] = {{(void **)&world->tears, sizeof(sinew_tear), false, 1, false}};
+    sinew__field f[] = {{(void **)&world->tears, sizeof(sinew_tear), false, 1, false, NULL}};
     sinew_status s = cap < 0 ? SINEW_ERR_CAPACITY
                              : sinew__block_resize(world, &world->tears_block, &world->tears_bytes, f, 1,
                                                    world->tear_count, cap);

@@ -47,10 +47,10 @@ static bool reserve(sinew_world *world, int needed)
     }
     const int cap = sinew__grow_capacity(e->capacity, needed);
     sinew__field f[] = {
-        {(void **)&e->prev, sizeof(sinew__touch), false, 1, false},
-        {(void **)&e->now, sizeof(sinew__touch), false, 1, false},
-        {(void **)&e->begin, sizeof(sinew_contact_begin_event), false, 1, false},
-        {(void **)&e->end, sizeof(sinew_contact_end_event), false, 1, false},
+        {(void **)&e->prev, sizeof(sinew__touch), false, 1, false, NULL},
+        {(void **)&e->now, sizeof(sinew__touch), false, 1, false, NULL},
+        {(void **)&e->begin, sizeof(sinew_contact_begin_event), false, 1, false, NULL},
+        {(void **)&e->end, sizeof(sinew_contact_end_event), false, 1, false, NULL},
     };
     if (cap < 0 || sinew__block_resize(world, &e->block, &e->block_bytes, f, 4, e->prev_count, cap) != SINEW_OK) {
         return false;

@@ -20,7 +20,7 @@ static bool grid_reserve(sinew_world *world, int cells)
     if (cap < 0) {
         return false;
     }
-    sinew__field f[] = {{(void **)&g->cell_start, sizeof(uint32_t), false, 1, false}};
+    sinew__field f[] = {{(void **)&g->cell_start, sizeof(uint32_t), false, 1, false, NULL}};
     if (sinew__block_resize(world, &g->block, &g->block_bytes, f, 1, 0, cap + 1) != SINEW_OK) {
         return false;
     }
@@ -183,8 +183,8 @@ static void copy_items(int start, int end, int worker, void *context)
         cy[q] = y[i];
         cr[q] = r[i];
         cw[q] = weight[i];
-        cgroup[q] = group[i];
-        cmask[q] = mask[i];
+        cgroup[q] = group != NULL ? group[i] : p->all_group; // (NULL: every particle has one filter)
+        cmask[q] = mask != NULL ? mask[i] : p->all_mask;
     }
 }
 

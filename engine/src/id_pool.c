@@ -23,8 +23,8 @@ sinew_status sinew__id_reserve_slots(sinew_world *world, sinew__id_pool *pool, u
         return SINEW_ERR_CAPACITY;
     }
     sinew__field fields[] = {
-        {(void **)&pool->generation, sizeof(uint32_t), false, 1, false},
-        {(void **)&pool->dense, sizeof(uint32_t), false, 1, false},
+        {(void **)&pool->generation, sizeof(uint32_t), false, 1, false, NULL},
+        {(void **)&pool->dense, sizeof(uint32_t), false, 1, false, NULL},
     };
     sinew_status s = sinew__block_resize(world, &pool->block, &pool->block_bytes, fields, 2, (int)pool->used, cap);
     if (s == SINEW_OK) {

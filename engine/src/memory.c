@@ -45,6 +45,10 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
         void *dst = (void *)cursor;
         if (*fields[f].ptr != NULL && count > 0) {
             memcpy(dst, *fields[f].ptr, fields[f].size * sinew__field_entries(&fields[f], count));
+        } else if (*fields[f].ptr == NULL && fields[f].fill != NULL) { // an absent array made present
+            for (size_t e = 0, n = sinew__field_entries(&fields[f], new_capacity); e < n; ++e) {
+                memcpy((unsigned char *)dst + e * fields[f].size, fields[f].fill, fields[f].size);
+            }
         }
         *fields[f].ptr = dst;
         cursor += align_up(fields[f].size * sinew__field_entries(&fields[f], new_capacity));

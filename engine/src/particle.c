@@ -23,22 +23,22 @@ static int particle_fields(void *kind, sinew__field *f)
 {
     sinew__particles *p = kind;
     const sinew__field fields[] = {
-        {(void **)&p->x, sizeof(float), false, 1, false},
-        {(void **)&p->y, sizeof(float), false, 1, false},
-        {(void **)&p->px, sizeof(float), false, 1, false},
-        {(void **)&p->py, sizeof(float), false, 1, false},
-        {(void **)&p->dx, sizeof(float), false, 1, false},
-        {(void **)&p->dy, sizeof(float), false, 1, false},
-        {(void **)&p->ax, sizeof(float), false, 1, !p->with_forces},
-        {(void **)&p->ay, sizeof(float), false, 1, !p->with_forces},
-        {(void **)&p->w, sizeof(float), false, 1, false},
-        {(void **)&p->radius, sizeof(float), false, 1, false},
-        {(void **)&p->flags, sizeof(uint32_t), false, 1, false},
-        {(void **)&p->user_data, sizeof(void *), false, 1, !p->with_user_data},
-        {(void **)&p->group, sizeof(uint32_t), false, 1, false},
-        {(void **)&p->mask, sizeof(uint32_t), false, 1, false},
-        {(void **)&p->mu_s, sizeof(float), false, 1, false},
-        {(void **)&p->mu_k, sizeof(float), false, 1, false},
+        {(void **)&p->x, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->y, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->px, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->py, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->dx, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->dy, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->ax, sizeof(float), false, 1, !p->with_forces, NULL},
+        {(void **)&p->ay, sizeof(float), false, 1, !p->with_forces, NULL},
+        {(void **)&p->w, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->radius, sizeof(float), false, 1, false, NULL},
+        {(void **)&p->flags, sizeof(uint32_t), false, 1, false, NULL},
+        {(void **)&p->user_data, sizeof(void *), false, 1, !p->with_user_data, NULL},
+        {(void **)&p->group, sizeof(uint32_t), false, 1, !p->with_filters, &p->all_group},
+        {(void **)&p->mask, sizeof(uint32_t), false, 1, !p->with_filters, &p->all_mask},
+        {(void **)&p->mu_s, sizeof(float), false, 1, !p->with_frictions, &p->all_mu_s},
+        {(void **)&p->mu_k, sizeof(float), false, 1, !p->with_frictions, &p->all_mu_k},
     };
     _Static_assert(sizeof fields / sizeof fields[0] <= SINEW__MAX_FIELDS, "raise SINEW__MAX_FIELDS");
     memcpy(f, fields, sizeof fields);
@@ -49,7 +49,7 @@ static int particle_fields(void *kind, sinew__field *f)
 static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
 {
     int n = 0;
-#define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false, 1, false})
+#define F(array, size) (f[n++] = (sinew__field){(void **)&p->array, (size), false, 1, false, NULL})
     switch (1u << g) {
     case SINEW__NEED_COLLIDE:
         F(motion, sizeof(sinew__motion)); // also holds the grid's and the search's arrays: see search_views
@@ -155,27 +155,61 @@ static void drop_group(sinew_world *world, int g)
     }
 }
 
-// Makes the optional arrays asked for exist (forces: ax and ay; user_data), all zero: a world whose
-// particles never had a force applied nor user data saves 16 bytes a particle. On failure
-// (OUT_OF_MEMORY) nothing changes.
-static sinew_status with_arrays(sinew_world *world, bool forces, bool user_data)
+// The optional arrays of the particle store (see sinew__particles).
+enum {
+    ARRAYS_FORCES = 1u << 0,    // ax, ay: from the first force applied on
+    ARRAYS_USER_DATA = 1u << 1, // user_data: from the first particle given user data
+    ARRAYS_FILTERS = 1u << 2,   // group, mask: from the first particle whose filter differs
+    ARRAYS_FRICTIONS = 1u << 3, // mu_s, mu_k: from the first particle whose frictions differ
+};
+
+static unsigned arrays_of(const sinew__particles *p)
+{
+    return (p->with_forces ? ARRAYS_FORCES : 0u) | (p->with_user_data ? ARRAYS_USER_DATA : 0u) |
+           (p->with_filters ? ARRAYS_FILTERS : 0u) | (p->with_frictions ? ARRAYS_FRICTIONS : 0u);
+}
+
+static void set_arrays(sinew__particles *p, unsigned arrays)
+{
+    p->with_forces = (arrays & ARRAYS_FORCES) != 0u;
+    p->with_user_data = (arrays & ARRAYS_USER_DATA) != 0u;
+    p->with_filters = (arrays & ARRAYS_FILTERS) != 0u;
+    p->with_frictions = (arrays & ARRAYS_FRICTIONS) != 0u;
+}
+
+// Makes the optional arrays asked for (ARRAYS_* bits) exist: forces and user data all zero, filters
+// and frictions holding the one value every particle had. A world whose particles never had a
+// force applied nor user data, and share one filter and one pair of frictions, saves 32 bytes a
+// particle. On failure (OUT_OF_MEMORY) nothing changes.
+static sinew_status with_arrays(sinew_world *world, unsigned arrays)
 {
     sinew__particles *p = &world->particles;
-    const bool had_forces = p->with_forces, had_user_data = p->with_user_data;
-    if ((!forces || had_forces) && (!user_data || had_user_data)) {
+    const unsigned had = arrays_of(p);
+    if ((arrays & ~had) == 0u) {
         return SINEW_OK;
     }
-    p->with_forces = had_forces || forces;
-    p->with_user_data = had_user_data || user_data;
+    set_arrays(p, had | arrays);
     const sinew_status s = sinew__store_refit(world, &p->store, p, particle_fields, p->count);
     if (s != SINEW_OK) {
-        p->with_forces = had_forces;
-        p->with_user_data = had_user_data;
+        set_arrays(p, had);
     }
     return s;
 }
 
-// After a snapshot's load (which makes every optional array): drops those that hold only zeros.
+// Whether n elements of `size` bytes all hold the first one's bits.
+static bool all_alike(const void *array, size_t size, int n)
+{
+    const unsigned char *a = array;
+    for (int i = 1; i < n; ++i) {
+        if (memcmp(a, a + size * (size_t)i, size) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// After a snapshot's load (which makes every optional array): drops those that hold only zeros
+// (forces, user data) or one value (filters, frictions: it becomes the one value).
 static void drop_unused_arrays(sinew_world *world)
 {
     sinew__particles *p = &world->particles;
@@ -184,12 +218,38 @@ static void drop_unused_arrays(sinew_world *world)
         forces |= p->ax[i] != 0.0f || p->ay[i] != 0.0f;
         user_data |= p->user_data[i] != NULL;
     }
-    p->with_forces = forces;
-    p->with_user_data = user_data;
+    const bool filters = !all_alike(p->group, sizeof *p->group, p->count) || !all_alike(p->mask, sizeof *p->mask, p->count);
+    const bool frictions = !all_alike(p->mu_s, sizeof *p->mu_s, p->count) || !all_alike(p->mu_k, sizeof *p->mu_k, p->count);
+    if (p->count > 0) {
+        p->all_group = p->group[0];
+        p->all_mask = p->mask[0];
+        p->all_mu_s = p->mu_s[0];
+        p->all_mu_k = p->mu_k[0];
+    }
+    set_arrays(p, (forces ? ARRAYS_FORCES : 0u) | (user_data ? ARRAYS_USER_DATA : 0u) | (filters ? ARRAYS_FILTERS : 0u) |
+                      (frictions ? ARRAYS_FRICTIONS : 0u));
     if (sinew__store_refit(world, &p->store, p, particle_fields, p->count) != SINEW_OK) {
-        p->with_forces = p->with_user_data = true; // (they stay, all zero where unused)
+        set_arrays(p, ARRAYS_FORCES | ARRAYS_USER_DATA | ARRAYS_FILTERS | ARRAYS_FRICTIONS); // (they stay as loaded)
     }
     p->forced = p->with_forces;
+}
+
+// The optional arrays a particle with this filter and these frictions (square roots) calls for,
+// as it is created (`first`: the first particle of the world) or set: where it differs from the one
+// value all the others hold. The first particle sets that value.
+static unsigned arrays_for(sinew__particles *p, bool first, uint32_t group, uint32_t mask, float mu_s, float mu_k)
+{
+    if (first && !p->with_filters) {
+        p->all_group = group;
+        p->all_mask = mask;
+    }
+    if (first && !p->with_frictions) {
+        p->all_mu_s = mu_s;
+        p->all_mu_k = mu_k;
+    }
+    const bool filter_differs = group != p->all_group || mask != p->all_mask;
+    const bool friction_differs = memcmp(&mu_s, &p->all_mu_s, sizeof mu_s) != 0 || memcmp(&mu_k, &p->all_mu_k, sizeof mu_k) != 0;
+    return (filter_differs ? ARRAYS_FILTERS : 0u) | (friction_differs ? ARRAYS_FRICTIONS : 0u);
 }
 
 // Room for `needed` particles and the scratch of the groups allocated. On failure the particles
@@ -305,15 +365,16 @@ static bool particle_ok(const sinew__particles *p, int i)
            sinew__coordinate_ok(p->py[i]) && fabsf(p->dx[i]) <= far && fabsf(p->dy[i]) <= far &&
            (!p->with_forces || (sinew__finite(p->ax[i]) && sinew__finite(p->ay[i]))) && sinew__finite(p->w[i]) &&
            p->w[i] >= 0.0f &&
-           sinew__coordinate_ok(p->radius[i]) && p->radius[i] >= 0.0f && sinew__finite(p->mu_s[i]) &&
-           p->mu_s[i] >= 0.0f && sinew__finite(p->mu_k[i]) && p->mu_k[i] >= 0.0f;
+           sinew__coordinate_ok(p->radius[i]) && p->radius[i] >= 0.0f && sinew__finite(sinew__particle_mu_s(p, i)) &&
+           sinew__particle_mu_s(p, i) >= 0.0f && sinew__finite(sinew__particle_mu_k(p, i)) &&
+           sinew__particle_mu_k(p, i) >= 0.0f;
 }
 
 bool sinew__particles_load(sinew_world *world, sinew__reader *r)
 {
     sinew__particles *p = &world->particles;
     const int most = world->max_particles > 0 ? world->max_particles : INT32_MAX / 2;
-    p->with_forces = p->with_user_data = true; // (whatever the snapshot holds; see drop_unused_arrays)
+    set_arrays(p, ARRAYS_FORCES | ARRAYS_USER_DATA | ARRAYS_FILTERS | ARRAYS_FRICTIONS); // (see drop_unused_arrays)
     if (!sinew__store_load(r, world, &p->store, p, particle_fields, &p->count, most)) {
         return false;
     }
@@ -380,9 +441,12 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_create: growing the particle store failed");
     }
-    s = with_arrays(world, false, def->user_data != NULL);
+    const float mu_s = sqrtf(def->friction), mu_k = sqrtf(def->kinetic_friction); // stored as square roots: a
+                                                                                     // contact's coefficient is the product
+    s = with_arrays(world, (def->user_data != NULL ? ARRAYS_USER_DATA : 0u) |
+                               arrays_for(p, p->count == 0, def->group, def->mask, mu_s, mu_k));
     if (s != SINEW_OK) {
-        return sinew__fail(world, s, "sinew_particle_create: allocating the user data array failed");
+        return sinew__fail(world, s, "sinew_particle_create: allocating the user data, filter or friction arrays failed");
     }
     s = sinew__scratch_need(world, flag_needs(def->flags));
     if (s != SINEW_OK) {
@@ -411,10 +475,14 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (p->with_user_data) {
         p->user_data[i] = def->user_data;
     }
-    p->group[i] = def->group;
-    p->mask[i] = def->mask;
-    p->mu_s[i] = sqrtf(def->friction); // stored as square roots: a contact's coefficient is the product
-    p->mu_k[i] = sqrtf(def->kinetic_friction);
+    if (p->with_filters) {
+        p->group[i] = def->group;
+        p->mask[i] = def->mask;
+    }
+    if (p->with_frictions) {
+        p->mu_s[i] = mu_s;
+        p->mu_k[i] = mu_k;
+    }
     p->materials.known = false;
     if (p->link_n != NULL) {
         p->link_start[i] = p->link_n[i] = 0u;
@@ -593,10 +661,11 @@ sinew_status sinew_particle_get(const sinew_world *world, sinew_particle_id id, 
     d.weight = p->w[i];
     d.radius = p->radius[i];
     d.flags = p->flags[i];
-    d.group = p->group[i];
-    d.mask = p->mask[i];
-    d.friction = p->mu_s[i] * p->mu_s[i]; // stored as square roots
-    d.kinetic_friction = p->mu_k[i] * p->mu_k[i];
+    d.group = sinew__particle_group(p, i);
+    d.mask = sinew__particle_mask(p, i);
+    const float mu_s = sinew__particle_mu_s(p, i), mu_k = sinew__particle_mu_k(p, i);
+    d.friction = mu_s * mu_s; // stored as square roots
+    d.kinetic_friction = mu_k * mu_k;
     d.user_data = p->with_user_data ? p->user_data[i] : NULL;
     *out = d;
     return SINEW_OK;
@@ -649,9 +718,16 @@ sinew_status sinew_particle_set_filter(sinew_world *world, sinew_particle_id id,
     if (i < 0) {
         return s;
     }
-    world->particles.group[i] = group;
-    world->particles.mask[i] = mask;
-    world->particles.materials.known = false;
+    sinew__particles *p = &world->particles;
+    s = with_arrays(world, arrays_for(p, p->count == 1, group, mask, p->all_mu_s, p->all_mu_k) & ARRAYS_FILTERS);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_set_filter: allocating the filter arrays failed");
+    }
+    if (p->with_filters) {
+        p->group[i] = group;
+        p->mask[i] = mask;
+    }
+    p->materials.known = false;
     world->grid.valid = world->grid.fresh = false; // the grid keeps a copy of both
     return SINEW_OK;
 }
@@ -670,9 +746,17 @@ sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id i
     if (friction < 0.0f || kinetic_friction < 0.0f) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_particle_set_friction: frictions must be >= 0");
     }
-    world->particles.mu_s[i] = sqrtf(friction);
-    world->particles.mu_k[i] = sqrtf(kinetic_friction);
-    world->particles.materials.known = false;
+    sinew__particles *p = &world->particles;
+    const float mu_s = sqrtf(friction), mu_k = sqrtf(kinetic_friction);
+    s = with_arrays(world, arrays_for(p, p->count == 1, p->all_group, p->all_mask, mu_s, mu_k) & ARRAYS_FRICTIONS);
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_particle_set_friction: allocating the friction arrays failed");
+    }
+    if (p->with_frictions) {
+        p->mu_s[i] = mu_s;
+        p->mu_k[i] = mu_k;
+    }
+    p->materials.known = false;
     return SINEW_OK;
 }
 
@@ -683,7 +767,7 @@ sinew_status sinew_particle_set_user_data(sinew_world *world, sinew_particle_id 
     if (i < 0) {
         return s;
     }
-    s = with_arrays(world, false, user_data != NULL);
+    s = with_arrays(world, user_data != NULL ? ARRAYS_USER_DATA : 0u);
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_set_user_data: allocating the user data array failed");
     }
@@ -703,7 +787,7 @@ sinew_status sinew_particle_apply_force(sinew_world *world, sinew_particle_id id
     if (!sinew__finite2(force)) {
         return sinew__fail(world, SINEW_ERR_NOT_FINITE, "sinew_particle_apply_force: force must be finite");
     }
-    s = with_arrays(world, true, false);
+    s = with_arrays(world, ARRAYS_FORCES);
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_apply_force: allocating the force arrays failed");
     }
@@ -902,8 +986,8 @@ const sinew__materials *sinew__particles_materials(sinew_world *world)
     if (m->known) {
         return m;
     }
-    const uint32_t *restrict flags = p->flags, *restrict group = p->group, *restrict mask = p->mask;
-    const float *restrict w = p->w, *restrict mu_s = p->mu_s, *restrict mu_k = p->mu_k, *restrict r = p->radius;
+    const uint32_t *restrict flags = p->flags;
+    const float *restrict w = p->w, *restrict r = p->radius;
     int first = 0;
     while (first < p->count && (flags[first] & SINEW_PARTICLE_COLLIDES) == 0u) {
         first += 1;
@@ -913,17 +997,18 @@ const sinew__materials *sinew__particles_materials(sinew_world *world)
         return m;
     }
     m->w = w[first];
-    m->mu_s = mu_s[first];
-    m->mu_k = mu_k[first];
+    m->mu_s = sinew__particle_mu_s(p, first);
+    m->mu_k = sinew__particle_mu_k(p, first);
     m->radius = r[first];
-    m->group = group[first];
-    m->mask = mask[first];
+    m->group = sinew__particle_group(p, first);
+    m->mask = sinew__particle_mask(p, first);
     bool material = true, shape = true;
     for (int i = first + 1; i < p->count; ++i) {
         if ((flags[i] & SINEW_PARTICLE_COLLIDES) != 0u) {
             const bool weight = w[i] == m->w;
-            material = material && weight && mu_s[i] == m->mu_s && mu_k[i] == m->mu_k;
-            shape = shape && weight && r[i] == m->radius && group[i] == m->group && mask[i] == m->mask;
+            material = material && weight && sinew__particle_mu_s(p, i) == m->mu_s && sinew__particle_mu_k(p, i) == m->mu_k;
+            shape = shape && weight && r[i] == m->radius && sinew__particle_group(p, i) == m->group &&
+                    sinew__particle_mask(p, i) == m->mask;
         }
     }
     m->one_material = material;

@@ -20,11 +20,11 @@ sinew_pin_def sinew_default_pin_def(void)
 static int pin_fields(void *kind, sinew__field *f)
 {
     sinew__pins *p = kind;
-    f[0] = (sinew__field){(void **)&p->c, sizeof(sinew__pin), false, 1, false};
-    f[1] = (sinew__field){(void **)&p->lambda, 2 * sizeof(float), true, 1, false};
-    f[2] = (sinew__field){(void **)&p->from, 2 * sizeof(float), true, 1, false};
-    f[3] = (sinew__field){(void **)&p->perm, sizeof(uint32_t), true, 1, false};
-    f[4] = (sinew__field){(void **)&p->user_data, sizeof(void *), false, 1, false};
+    f[0] = (sinew__field){(void **)&p->c, sizeof(sinew__pin), false, 1, false, NULL};
+    f[1] = (sinew__field){(void **)&p->lambda, 2 * sizeof(float), true, 1, false, NULL};
+    f[2] = (sinew__field){(void **)&p->from, 2 * sizeof(float), true, 1, false, NULL};
+    f[3] = (sinew__field){(void **)&p->perm, sizeof(uint32_t), true, 1, false, NULL};
+    f[4] = (sinew__field){(void **)&p->user_data, sizeof(void *), false, 1, false, NULL};
     return 5;
 }
 

@@ -53,7 +53,7 @@ static void cast(const sinew_world *world, sinew_vec2 o, sinew_vec2 d, const sin
         const sinew__particles *p = &world->particles;
         for (int i = 0; i < p->count; ++i) {
             float t;
-            if (p->radius[i] > 0.0f && passes(f, p->group[i], p->mask[i]) &&
+            if (p->radius[i] > 0.0f && passes(f, sinew__particle_group(p, i), sinew__particle_mask(p, i)) &&
                 enter_circle(o, d, sinew_vec2_make(p->x[i], p->y[i]), p->radius[i], &t) && t <= limit) {
                 sinew_ray_hit h = {0};
                 h.hit = true;

@@ -173,6 +173,17 @@ void sinew__put_column(sinew__writer *w, const void *array, size_t size, int n)
     }
 }
 
+// The column of n elements that all hold `value` (`size` bytes): what sinew__put_column writes
+// for an array of n copies of it.
+static void put_filled_column(sinew__writer *w, const void *value, size_t size, int n)
+{
+    const uint8_t code = n == 0 || all_zero((const uint8_t *)value, size) ? COLUMN_ZERO : COLUMN_SAME;
+    sinew__put(w, &code, 1);
+    if (code == COLUMN_SAME) {
+        sinew__put(w, value, size);
+    }
+}
+
 bool sinew__get_column(sinew__reader *r, void *array, size_t size, int n)
 {
     uint8_t code;
@@ -220,7 +231,12 @@ void sinew__store_save(sinew__writer *w, const sinew__store *s, void *kind, sine
     sinew__field f[SINEW__MAX_FIELDS];
     const int n = fields(kind, f);
     for (int k = 0; k < n; ++k) {
-        if (!f[k].derived) {
+        if (f[k].derived) {
+            continue;
+        }
+        if (*f[k].ptr == NULL && f[k].fill != NULL) { // absent: every element holds its fill
+            put_filled_column(w, f[k].fill, f[k].size, count);
+        } else {
             sinew__put_column(w, *f[k].ptr, f[k].size, count);
         }
     }
@@ -271,7 +287,7 @@ bool sinew__store_load(sinew__reader *r, sinew_world *world, sinew__store *s, vo
     // Room for exactly what is loaded (creating more later grows geometrically from there).
     sinew__field f[SINEW__MAX_FIELDS + 1];
     int nf = fields(kind, f);
-    f[nf++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1, false};
+    f[nf++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1, false, NULL};
     sinew_status st = n > 0u ? sinew__block_resize(world, &s->block, &s->block_bytes, f, nf, 0, (int)n) : SINEW_OK;
     if (st == SINEW_OK) {
         s->capacity = (int)n;

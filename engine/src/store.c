@@ -8,7 +8,7 @@
 static int all_fields(sinew__store *s, void *kind, sinew__fields_fn fields, sinew__field *out)
 {
     int n = fields(kind, out);
-    out[n++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1, false};
+    out[n++] = (sinew__field){(void **)&s->id_slot, sizeof(uint32_t), false, 1, false, NULL};
     return n;
 }
 

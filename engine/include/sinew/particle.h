@@ -91,12 +91,16 @@ SINEW_API sinew_status sinew_particle_set_radius(sinew_world *world, sinew_parti
 SINEW_API sinew_status sinew_particle_set_flags(sinew_world *world, sinew_particle_id id, uint32_t flags);
 
 /// Sets the collision group and mask (a pair collides when each one's group meets the other's
-/// mask), from the next step on. Errors: NULL_ARGUMENT, INVALID_ID.
+/// mask), from the next step on. The first filter that differs from the one every other particle
+/// has allocates the filter arrays (8 bytes a particle). Errors: NULL_ARGUMENT, INVALID_ID,
+/// OUT_OF_MEMORY (nothing set).
 SINEW_API sinew_status sinew_particle_set_filter(sinew_world *world, sinew_particle_id id, uint32_t group,
                                                  uint32_t mask);
 
 /// Sets the static and kinetic friction coefficients (>= 0; a contact combines two as sqrt(a b)).
-/// Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE (negative).
+/// The first frictions that differ from the ones every other particle has allocate the friction
+/// arrays (8 bytes a particle). Errors: NULL_ARGUMENT, INVALID_ID, NOT_FINITE, OUT_OF_RANGE
+/// (negative), OUT_OF_MEMORY (nothing set).
 SINEW_API sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id id, float friction,
                                                    float kinetic_friction);
 
