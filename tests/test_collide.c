@@ -1633,13 +1633,21 @@ static void a_warm_pile_steps_without_allocating(void **state)
         // the last allocation comes at step 114 (Gauss-Seidel) and 151 (Jacobi); 300 steps leave
         // a margin.
         uint64_t last_alloc_step = 0, allocs = c.allocs;
+        int most_found = 0; // contacts found by a search (solved and pending), at most
         for (int s = 1; s <= 300; ++s) {
             assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+            const int found = w->contacts.l.count + w->contacts.pending_count;
+            most_found = found > most_found ? found : most_found;
             if (c.allocs != allocs) {
                 allocs = c.allocs;
                 last_alloc_step = (uint64_t)s;
             }
         }
+        // The contact arrays grow by an eighth past what a search needed (the contacts found,
+        // and room for one particle's candidates): never much more than the pile holds.
+        print_message("pile of 400, %s: contact capacity %d for at most %d found\n", mode_name(modes[m]),
+                      w->contacts.capacity, most_found);
+        assert_true(w->contacts.capacity <= most_found + most_found / 8 + 16 + 64);
         const uint64_t warm = c.allocs, frees = c.frees;
         for (int s = 0; s < 100; ++s) {
             assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
