@@ -96,6 +96,68 @@ static void a_cloth_that_collides_with_nothing_spreads_over_workers(void **state
     assert_true(hashes[0] == hashes[1]);
 }
 
+// The span marks are the distances' (the contacts' spans come from their colours): a pile with
+// workers holds none; the first distance of a world with workers brings them, and so do workers
+// given to a world with distances. Without the memory, either call fails and changes nothing.
+static void span_marks_come_with_workers_and_distances(void **state)
+{
+    (void)state;
+    sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, 2, 1);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 500;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    step_world(w, 5);
+    assert_null(w->particles.span_mark);
+    sinew_distance_def dd = sinew_default_distance_def();
+    dd.a = sinew_particle_id_at(w, 0);
+    dd.b = sinew_particle_id_at(w, 1);
+    assert_int_equal(sinew_distance_create(w, &dd, NULL), SINEW_OK);
+    assert_non_null(w->particles.span_mark);
+    sinew_world_destroy(w);
+
+    counting_allocator c;
+    sinew_world_def wd = sinew_default_world_def();
+    wd.allocator = counting_allocator_make(&c);
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    sinew_rope_def rd = sinew_default_rope_def();
+    assert_int_equal(sinew_rope_create(w, &rd, NULL), SINEW_OK);
+    assert_null(w->particles.span_mark);
+    c.fail_after = (int64_t)c.allocs;
+    assert_int_equal(sinew_world_set_workers(w, 2), SINEW_ERR_OUT_OF_MEMORY);
+    assert_int_equal(sinew_world_get_workers(w), 1);
+    assert_int_equal(sinew_world_set_workers(w, 1), SINEW_OK); // (one worker needs no marks)
+    c.fail_after = -1;
+    assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
+    assert_non_null(w->particles.span_mark);
+    sinew_world_destroy(w);
+
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
+    sinew_particle_def d = sinew_default_particle_def();
+    for (int k = 0; k < 2; ++k) {
+        d.position = sinew_vec2_make((float)k, 0.0f);
+        assert_int_equal(sinew_particle_create(w, &d, k == 0 ? &dd.a : &dd.b), SINEW_OK);
+    }
+    // Each allocation of the first distance failing in turn, the span marks' last.
+    int failures = 0;
+    for (;; ++failures) {
+        c.fail_after = (int64_t)c.allocs + failures;
+        const sinew_status st = sinew_distance_create(w, &dd, NULL);
+        c.fail_after = -1;
+        if (st == SINEW_OK) {
+            break;
+        }
+        assert_int_equal(st, SINEW_ERR_OUT_OF_MEMORY);
+        assert_int_equal(sinew_world_distance_count(w), 0);
+        assert_null(w->particles.span_mark);
+    }
+    assert_true(failures >= 1);
+    assert_int_equal(sinew_world_distance_count(w), 1);
+    assert_non_null(w->particles.span_mark);
+    sinew_world_destroy(w);
+    assert_true(c.live_bytes == 0u);
+}
+
 // Links whose spans are all too short to split (under twice a task's least blocks) are swept in
 // one pass, as on one thread: the rings of 100 soft bodies come in short spans. A cloth's spans
 // are long and go over the workers. The soft bodies end in the same bits at both counts.
@@ -503,6 +565,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(any_worker_count_gives_the_same_state),
         cmocka_unit_test(a_cloth_that_collides_with_nothing_spreads_over_workers),
+        cmocka_unit_test(span_marks_come_with_workers_and_distances),
         cmocka_unit_test(short_spans_are_swept_in_one_pass),
         cmocka_unit_test(tears_and_statistics_are_the_same_at_any_count),
         cmocka_unit_test(a_crowd_found_at_once_gives_the_same_state),

@@ -248,6 +248,9 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
             return sinew__fail(world, s, "sinew_distance_create: allocating the adjacency failed");
         }
     }
+    if (world->tasks.workers > 1 && sinew__scratch_need(world, SINEW__NEED_SPANS) != SINEW_OK) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: allocating the span marks failed");
+    }
     if (def->tear_ratio > 0.0f && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the tear list failed");
     }

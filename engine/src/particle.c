@@ -332,7 +332,7 @@ unsigned sinew__scratch_wanted(const sinew_world *world)
     w |= world->solver.order == SINEW_GS_ORDER_SHUFFLE ? SINEW__NEED_SHUFFLE : 0u;
     w |= world->areas.count > 0 ? SINEW__NEED_AREA : 0u;
     w |= world->events.enabled ? SINEW__NEED_EVENTS : 0u;
-    w |= world->tasks.workers > 1 ? SINEW__NEED_SPANS : 0u;
+    w |= world->tasks.workers > 1 && world->distances.l.count > 0 ? SINEW__NEED_SPANS : 0u;
     bool collides = world->colliders.count > 0;
     for (int i = 0; i < p->count && !collides; ++i) {
         collides = (p->flags[i] & SINEW_PARTICLE_COLLIDES) != 0u;

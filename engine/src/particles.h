@@ -31,7 +31,7 @@ enum {
     SINEW__NEED_JACOBI = 1u << 2,  // the solver was in Jacobi mode (sticky): its sums, the distances' layout
     SINEW__NEED_AREA = 1u << 3,    // an area constraint was made (sticky): grad_x, grad_y
     SINEW__NEED_EVENTS = 1u << 4,  // contact events are on (sticky): vx0, vy0
-    SINEW__NEED_SPANS = 1u << 5,   // the world had workers (sticky): span_mark
+    SINEW__NEED_SPANS = 1u << 5,   // the world had workers and distances at once (sticky): span_mark
     SINEW__NEED_SHUFFLE = 1u << 6, // the shuffle order was set (sticky): distances.l.perm
 };
 #define SINEW__PARTICLE_GROUPS 6  // the groups with per-particle arrays: the first six bits

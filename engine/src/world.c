@@ -156,8 +156,8 @@ sinew_status sinew_world_set_workers(sinew_world *world, int workers)
     if (workers < 1 || workers > SINEW_MAX_WORKERS) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_set_workers: workers in 1..SINEW_MAX_WORKERS");
     }
-    // The span marks first (kept once allocated): a failure changes nothing.
-    if (workers > 1 && sinew__scratch_need(world, SINEW__NEED_SPANS) != SINEW_OK) {
+    // The distances' span marks first (kept once allocated): a failure changes nothing.
+    if (workers > 1 && world->distances.l.count > 0 && sinew__scratch_need(world, SINEW__NEED_SPANS) != SINEW_OK) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_world_set_workers: allocating the span marks failed");
     }
     const sinew_status s = sinew__tasks_set_workers(world, &world->tasks, workers);
