@@ -1674,11 +1674,14 @@ static void a_warm_pile_steps_without_allocating(void **state)
 
 // ---- 10. determinism --------------------------------------------------------------------------
 
-// portable: run the portable kernels even where the AVX2 ones could.
-static uint64_t pile_hash_on(sinew_solver_mode mode, int steps, bool portable)
+// portable: run the portable kernels even where the AVX2 ones could; omega: Jacobi's.
+static uint64_t pile_hash_with(sinew_solver_mode mode, int steps, bool portable, float omega)
 {
     sinew_world *w = new_world(mode, earth, 4, 8);
     w->avx2 = w->avx2 && !portable;
+    sinew_solver_def sd = sinew_world_get_solver(w);
+    sd.jacobi_omega = omega;
+    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 300;
     pd.radius_min = 0.3f; // mixed sizes, drawn from the def's seed
@@ -1689,6 +1692,11 @@ static uint64_t pile_hash_on(sinew_solver_mode mode, int steps, bool portable)
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);
     return h;
+}
+
+static uint64_t pile_hash_on(sinew_solver_mode mode, int steps, bool portable)
+{
+    return pile_hash_with(mode, steps, portable, sinew_default_world_def().solver.jacobi_omega);
 }
 
 static uint64_t pile_hash(sinew_solver_mode mode, int steps) { return pile_hash_on(mode, steps, false); }
@@ -1714,6 +1722,9 @@ static void the_avx2_kernels_give_the_portable_bits(void **state)
     for (int m = 0; m < MODE_COUNT; ++m) {
         assert_true(pile_hash_on(modes[m], 200, false) == pile_hash_on(modes[m], 200, true));
     }
+    // Jacobi's factor with an omega other than 1 (the contacts' accumulate multiplies by it).
+    assert_true(pile_hash_with(SINEW_SOLVER_JACOBI, 200, false, 1.5f) == pile_hash_with(SINEW_SOLVER_JACOBI, 200, true, 1.5f));
+    assert_true(pile_hash_with(SINEW_SOLVER_JACOBI, 200, false, 1.5f) != pile_hash_on(SINEW_SOLVER_JACOBI, 200, false));
 }
 
 // Gauss-Seidel solves the contacts tile by tile (runs of SINEW__TILE in grid order), each tile by

@@ -522,8 +522,9 @@ SINEW_FORCE_INLINE void accumulate_one(sinew__jacobi_sum *restrict acc, const fl
 }
 
 // Jacobi reads positions it does not write, so every full block goes through the block path,
-// shared particles or not.
-SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, float inv_h2, float omega, bool soft)
+// shared particles or not. From link `from` on (a multiple of SINEW__LANES: the AVX2 path took
+// the full blocks before it).
+SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, float inv_h2, float omega, bool soft, int from)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
@@ -534,7 +535,7 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
     float *restrict lambda = d->lambda;
     const int n = d->count;
     const int full = n - n % SINEW__LANES;
-    for (int first = 0; first < full; first += SINEW__LANES) {
+    for (int first = from; first < full; first += SINEW__LANES) {
         block b;
         float lam[SINEW__LANES];
         for (int l = 0; l < SINEW__LANES && soft; ++l) {
@@ -562,13 +563,93 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
     }
 }
 
+#if SINEW__X86
+// accumulate_all's full blocks of rigid links in AVX2 registers: the ends loaded one by one into
+// vectors, then the eight corrections (solve8's scale, then accumulate_one's factor and products)
+// with the same IEEE operations in the same order; the double sums are added lane by lane, in the
+// portable order, so the same bits. Returns where the partial block starts.
+SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__links *d, float omega)
+{
+    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
+    const float *restrict w = world->particles.w, *restrict inv_n = world->particles.inv_n;
+    sinew__jacobi_sum *restrict acc = world->particles.acc;
+    const sinew__distance *restrict c = d->c;
+    const int full = d->count - d->count % SINEW__LANES;
+    const __m256 om = _mm256_set1_ps(omega), tiny = _mm256_set1_ps(SINEW__TINY);
+    for (int first = 0; first < full; first += SINEW__LANES) {
+        const sinew__distance *cb = &c[first];
+        __m256i vi, vj;
+        __m256 lo, hi;
+        sinew__links_load8(cb, &vi, &vj, &lo, &hi);
+        const __m256 wi = sinew__links_gather8(w, cb, false), wj = sinew__links_gather8(w, cb, true);
+        __m256 dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
+        __m256 dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
+        const __m256 dist = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
+        const __m256 q = _mm256_max_ps(_mm256_mul_ps(dist, _mm256_add_ps(wi, wj)), tiny);
+        const __m256 s = _mm256_div_ps(_mm256_sub_ps(dist, sinew__clamp8(dist, lo, hi)), q);
+        // jacobi_factor: omega * (n_i < n_j ? n_i : n_j), which is what min_ps selects.
+        const __m256 inv = _mm256_min_ps(sinew__links_gather8(inv_n, cb, false), sinew__links_gather8(inv_n, cb, true));
+        const __m256 f = _mm256_mul_ps(_mm256_mul_ps(om, inv), s);
+        const __m256 fi = _mm256_mul_ps(wi, f), fj = _mm256_mul_ps(wj, f);
+        float ix[SINEW__LANES], iy[SINEW__LANES], jx[SINEW__LANES], jy[SINEW__LANES];
+        _mm256_storeu_ps(ix, _mm256_mul_ps(fi, dx));
+        _mm256_storeu_ps(iy, _mm256_mul_ps(fi, dy));
+        _mm256_storeu_ps(jx, _mm256_mul_ps(fj, dx));
+        _mm256_storeu_ps(jy, _mm256_mul_ps(fj, dy));
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            const int i = cb[l].i, j = cb[l].j;
+            acc[i].dx += (double)ix[l];
+            acc[i].dy += (double)iy[l];
+            acc[j].dx -= (double)jx[l];
+            acc[j].dy -= (double)jy[l];
+        }
+    }
+    return full;
+}
+
+// sinew__links_count_active's full blocks in AVX2: the eight tests at once (the same squares and
+// comparisons), then each link's 1 or 0 added to both ends, in link order (no branch: in a pile
+// whether a contact is active is a coin flip). Returns where the partial block starts.
+SINEW__AVX2 static int count_active_avx2(sinew_world *world, const sinew__links *d)
+{
+    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
+    float *restrict n = world->particles.inv_n;
+    const sinew__distance *restrict c = d->c;
+    const int full = d->count - d->count % SINEW__LANES;
+    for (int first = 0; first < full; first += SINEW__LANES) {
+        const sinew__distance *cb = &c[first];
+        __m256i vi, vj;
+        __m256 lo, hi;
+        sinew__links_load8(cb, &vi, &vj, &lo, &hi);
+        const __m256 dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
+        const __m256 dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
+        const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
+        const __m256 active = _mm256_or_ps(_mm256_cmp_ps(d2, _mm256_mul_ps(lo, lo), _CMP_LT_OQ),
+                                           _mm256_cmp_ps(d2, _mm256_mul_ps(hi, hi), _CMP_GT_OQ));
+        float a[SINEW__LANES];
+        _mm256_storeu_ps(a, _mm256_and_ps(active, _mm256_set1_ps(1.0f)));
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            n[cb[l].i] += a[l];
+            n[cb[l].j] += a[l];
+        }
+    }
+    return full;
+}
+#endif
+
 void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega)
 {
     if (sinew__links_soft(l)) {
-        accumulate_all(world, l, inv_h2, omega, true);
-    } else {
-        accumulate_all(world, l, inv_h2, omega, false);
+        accumulate_all(world, l, inv_h2, omega, true, 0);
+        return;
     }
+    int from = 0;
+#if SINEW__X86
+    if (world->avx2) {
+        from = accumulate_rigid_avx2(world, l, omega);
+    }
+#endif
+    accumulate_all(world, l, inv_h2, omega, false, from); // (the partial block)
 }
 
 void sinew__links_count_active(sinew_world *world, const sinew__links *d)
@@ -576,7 +657,13 @@ void sinew__links_count_active(sinew_world *world, const sinew__links *d)
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     float *restrict n = world->particles.inv_n;
     const sinew__distance *restrict c = d->c;
-    for (int k = 0; k < d->count; ++k) {
+    int k = 0;
+#if SINEW__X86
+    if (world->avx2) {
+        k = count_active_avx2(world, d);
+    }
+#endif
+    for (; k < d->count; ++k) {
         const int i = c[k].i, j = c[k].j;
         const float active = sinew__active_of(c[k].lo, c[k].hi, x[j] - x[i], y[j] - y[i]);
         n[i] += active;
