@@ -235,8 +235,8 @@ static void drop_unused_arrays(sinew_world *world)
 }
 
 // The optional arrays a particle with this filter and these frictions (square roots) calls for,
-// as it is created (`first`: the first particle of the world) or set: where it differs from the one
-// value all the others hold. The first particle sets that value.
+// as it is created or set: those where it differs from the one value all the others hold. With
+// `first` (the world's first particle being created, or its only one being set) it sets that value.
 static unsigned arrays_for(sinew__particles *p, bool first, uint32_t group, uint32_t mask, float mu_s, float mu_k)
 {
     if (first && !p->with_filters) {
