@@ -1275,6 +1275,30 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void transpose4x8(__m25
     out[7] = _mm256_extractf128_ps(b3, 1);
 }
 
+// The motion records' differences j - i of the eight contacts whose ends are ii[], jj[], one vector
+// load per end, transposed: d[0..7] hold the lanes' ex, ey, rx, ry, o0x, o0y, r0x, r0y.
+SINEW__AVX2 static inline __attribute__((always_inline)) void motion_differences8(const sinew__motion *restrict motion,
+                                                                                 const int32_t *ii, const int32_t *jj,
+                                                                                 __m256 d[SINEW__LANES])
+{
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        d[l] = _mm256_sub_ps(_mm256_load_ps(&motion[jj[l]].x), _mm256_load_ps(&motion[ii[l]].x));
+    }
+    sinew__transpose8(d);
+}
+
+// in_play in lanes (1 or 0), from the differences of motion_differences8, the squared offset
+// after the solve e2 and the radii's sums.
+SINEW__AVX2 static inline __attribute__((always_inline)) __m256 in_play8(const __m256 d[SINEW__LANES], __m256 e2, __m256 sum)
+{
+    const __m256 bx = _mm256_add_ps(d[4], d[6]), by = _mm256_add_ps(d[5], d[7]);
+    const __m256 touch = _mm256_mul_ps(sum, _mm256_set1_ps(1.0f + SINEW__TOUCH_SLACK));
+    const __m256 overlapped =
+        _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(sum, sum), _CMP_LT_OQ);
+    const __m256 touching = _mm256_cmp_ps(e2, _mm256_mul_ps(touch, touch), _CMP_LT_OQ);
+    return _mm256_and_ps(_mm256_or_ps(overlapped, touching), _mm256_set1_ps(1.0f));
+}
+
 // A block's response in lanes: its ends, the shares and the two changes (f: position, v:
 // displacement) each end takes times its share.
 typedef struct response8 {
@@ -1298,13 +1322,9 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void response_avx2(cons
     int32_t *ii = r->ii, *jj = r->jj;
     _mm256_storeu_si256((__m256i *)ii, i);
     _mm256_storeu_si256((__m256i *)jj, j);
-    const sinew__motion *restrict motion = p->motion;
     __m256 d[SINEW__LANES];
-    for (int l = 0; l < SINEW__LANES; ++l) {
-        d[l] = _mm256_sub_ps(_mm256_load_ps(&motion[jj[l]].x), _mm256_load_ps(&motion[ii[l]].x));
-    }
-    sinew__transpose8(d);
-    const __m256 ex = d[0], ey = d[1], rx = d[2], ry = d[3], o0x = d[4], o0y = d[5], r0x = d[6], r0y = d[7];
+    motion_differences8(p->motion, ii, jj, d);
+    const __m256 ex = d[0], ey = d[1], rx = d[2], ry = d[3], r0x = d[6], r0y = d[7];
     const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), guard = _mm256_set1_ps(SINEW__GUARD);
     // response_solve: the normal.
     const __m256 e2 = _mm256_add_ps(_mm256_mul_ps(ex, ex), _mm256_mul_ps(ey, ey));
@@ -1324,13 +1344,7 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void response_avx2(cons
     const __m256 neg_f = _mm256_xor_ps(_mm256_blendv_ps(kinetic, one, holds), _mm256_set1_ps(-0.0f));
     const __m256 fx = _mm256_mul_ps(neg_f, tx), fy = _mm256_mul_ps(neg_f, ty);
     const __m256 vx = _mm256_sub_ps(fx, _mm256_mul_ps(excess, nx)), vy = _mm256_sub_ps(fy, _mm256_mul_ps(excess, ny));
-    // in_play.
-    const __m256 bx = _mm256_add_ps(o0x, r0x), by = _mm256_add_ps(o0y, r0y);
-    const __m256 touch = _mm256_mul_ps(sum, _mm256_set1_ps(1.0f + SINEW__TOUCH_SLACK));
-    const __m256 overlapped =
-        _mm256_cmp_ps(_mm256_add_ps(_mm256_mul_ps(bx, bx), _mm256_mul_ps(by, by)), _mm256_mul_ps(sum, sum), _CMP_LT_OQ);
-    const __m256 touching = _mm256_cmp_ps(e2, _mm256_mul_ps(touch, touch), _CMP_LT_OQ);
-    const __m256 play = _mm256_and_ps(_mm256_or_ps(overlapped, touching), one);
+    const __m256 play = in_play8(d, e2, sum);
     const __m256 one_share = _mm256_set1_ps(k->one_share);
     r->si = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_i[from]));
     r->sj = _mm256_mul_ps(play, k->one_material ? one_share : _mm256_loadu_ps(&k->share_j[from]));
@@ -1493,12 +1507,48 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi)
     }
 }
 
+#if SINEW__X86
+// sinew__contacts_count's full blocks in AVX2: in_play of eight contacts at once (the response's
+// loads and test), then each one's 1 or 0 added to both ends in contact order: the same bits.
+// Returns where the partial block starts.
+SINEW__AVX2 static int count_in_play_avx2(sinew_world *world)
+{
+    const sinew__contacts *k = &world->contacts;
+    float *restrict inv_n = world->particles.inv_n;
+    const int full = k->l.count - k->l.count % SINEW__LANES;
+    for (int from = 0; from < full; from += SINEW__LANES) {
+        __m256i i, j;
+        __m256 sum, hi;
+        sinew__links_load8(&k->l.c[from], &i, &j, &sum, &hi);
+        int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+        _mm256_storeu_si256((__m256i *)ii, i);
+        _mm256_storeu_si256((__m256i *)jj, j);
+        __m256 d[SINEW__LANES];
+        motion_differences8(world->particles.motion, ii, jj, d);
+        const __m256 e2 = _mm256_add_ps(_mm256_mul_ps(d[0], d[0]), _mm256_mul_ps(d[1], d[1]));
+        float play[SINEW__LANES];
+        _mm256_storeu_ps(play, in_play8(d, e2, sum));
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            inv_n[ii[l]] += play[l];
+            inv_n[jj[l]] += play[l];
+        }
+    }
+    return full;
+}
+#endif
+
 void sinew__contacts_count(sinew_world *world)
 {
     const sinew__contacts *k = &world->contacts;
     const sinew__motion *motion = world->particles.motion;
     float *inv_n = world->particles.inv_n;
-    for (int m = 0; m < k->l.count; ++m) {
+    int from = 0;
+#if SINEW__X86
+    if (world->avx2) {
+        from = count_in_play_avx2(world);
+    }
+#endif
+    for (int m = from; m < k->l.count; ++m) {
         const int i = k->l.c[m].i, j = k->l.c[m].j;
         const sinew__motion *a = &motion[i], *b = &motion[j];
         const float touching = in_play(b->px - a->px, b->py - a->py, b->dx0 - a->dx0, b->dy0 - a->dy0, b->x - a->x,
