@@ -494,6 +494,17 @@ static void a_force_applied_before_a_save_acts_once_in_the_copies(void **state)
     sinew_world_destroy(w);
 }
 
+// Two worlds with the same pile, stepped alike for 20 steps.
+static void twin_piles(sinew_world **a, sinew_world **b)
+{
+    *a = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
+    *b = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
+    build_pile(*a);
+    build_pile(*b);
+    step(*a, 20);
+    step(*b, 20);
+}
+
 // The particles' optional arrays (forces, user data) are saved as zeros when absent: a world that
 // has them, all zero, saves the same bytes as one that never had them, and its copies leave them
 // out (as many bytes as the copies of the other). A copy of a world whose particles hold user data
@@ -502,12 +513,8 @@ static void absent_forces_and_user_data_save_as_zeros_and_load_absent(void **sta
 {
     (void)state;
     int tag = 0;
-    sinew_world *bare = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
-    sinew_world *zeroed = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
-    build_pile(bare);
-    build_pile(zeroed);
-    step(bare, 20);
-    step(zeroed, 20);
+    sinew_world *bare, *zeroed;
+    twin_piles(&bare, &zeroed);
     const sinew_particle_id ball = sinew_particle_id_at(zeroed, 5);
     assert_int_equal(sinew_particle_set_user_data(zeroed, ball, &tag), SINEW_OK);
     assert_int_equal(sinew_particle_set_user_data(zeroed, ball, NULL), SINEW_OK);
@@ -544,12 +551,8 @@ static void absent_forces_and_user_data_save_as_zeros_and_load_absent(void **sta
 static void one_filter_and_friction_save_as_arrays_and_load_without_them(void **state)
 {
     (void)state;
-    sinew_world *bare = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
-    sinew_world *alike = world_with(SINEW_SOLVER_GAUSS_SEIDEL, SINEW_GS_ORDER_CREATED);
-    build_pile(bare);
-    build_pile(alike);
-    step(bare, 20);
-    step(alike, 20);
+    sinew_world *bare, *alike;
+    twin_piles(&bare, &alike);
     const sinew_particle_id ball = sinew_particle_id_at(alike, 5);
     sinew_particle_def was;
     assert_int_equal(sinew_particle_get(alike, ball, &was), SINEW_OK);
