@@ -44,6 +44,7 @@ static const char *replay_file = "";
 #define MAX_OPS 64
 #define STEP_PARTICLES_MAX 3000    // no step once the world holds more (an exploded pile in one grid cell costs n^2 tests)
 #define STEP_WORK_MAX 4.0e6        // substeps * iterations * (particles + constraints) per step
+#define INPUT_WORK_MAX 6.0e6       // the same, summed over an input's steps (no step past it)
 #define ALLOC_CAP ((size_t)64 << 20) // the fuzz allocator refuses to hold more than 64 MiB
 #define HINT_CAP 65536 // the largest capacity hint given with the C library's allocator (see make_world)
 #define ARRAY_MAX (1 << 22)        // builder output arrays above this many entries are not passed
@@ -243,6 +244,7 @@ typedef struct state {
     bool counted;            // the world uses `alloc`
     double constraints;      // constraints made so far (an upper bound on those alive)
     double contacts;         // contacts of the last step
+    double work;             // step work of the steps taken (see INPUT_WORK_MAX)
     sinew_particle_id particles[SLOTS];
     sinew_distance_id distances[SLOTS];
     sinew_pin_id pins[SLOTS];
@@ -1410,9 +1412,10 @@ static void op_step(state *s, reader *r)
         const double estimate = estimate_contacts(s);
         const double contacts = estimate > s->contacts ? estimate : s->contacts;
         const double work = (double)solver.substeps * solver.iterations * (particles + s->constraints + contacts + 1.0);
-        if (work > STEP_WORK_MAX) {
+        if (work > STEP_WORK_MAX || s->work + work > INPUT_WORK_MAX) {
             return;
         }
+        s->work += work;
         if (CALL(s, sinew_world_step(s->world, dt)) == SINEW_OK) {
             // Contacts are only known after a step: a heap of coincident balls has n^2 of them.
             const sinew_step_stats st = sinew_world_stats(s->world);
