@@ -234,22 +234,27 @@ static void drop_unused_arrays(sinew_world *world)
     p->forced = p->with_forces;
 }
 
-// The optional arrays a particle with this filter and these frictions (square roots) calls for,
-// as it is created or set: those where it differs from the one value all the others hold. With
-// `first` (the world's first particle being created, or its only one being set) it sets that value.
-static unsigned arrays_for(sinew__particles *p, bool first, uint32_t group, uint32_t mask, float mu_s, float mu_k)
+// The filter arrays a particle with this filter calls for, as it is created or set: ARRAYS_FILTERS
+// when it differs from the one filter all the others hold. With `first` (the world's first
+// particle being created, or its only one being set) it becomes that one filter instead.
+static unsigned filter_arrays(sinew__particles *p, bool first, uint32_t group, uint32_t mask)
 {
     if (first && !p->with_filters) {
         p->all_group = group;
         p->all_mask = mask;
     }
+    return group != p->all_group || mask != p->all_mask ? ARRAYS_FILTERS : 0u;
+}
+
+// The same for the frictions (square roots, compared bit for bit): ARRAYS_FRICTIONS or 0.
+static unsigned friction_arrays(sinew__particles *p, bool first, float mu_s, float mu_k)
+{
     if (first && !p->with_frictions) {
         p->all_mu_s = mu_s;
         p->all_mu_k = mu_k;
     }
-    const bool filter_differs = group != p->all_group || mask != p->all_mask;
-    const bool friction_differs = memcmp(&mu_s, &p->all_mu_s, sizeof mu_s) != 0 || memcmp(&mu_k, &p->all_mu_k, sizeof mu_k) != 0;
-    return (filter_differs ? ARRAYS_FILTERS : 0u) | (friction_differs ? ARRAYS_FRICTIONS : 0u);
+    const bool differ = memcmp(&mu_s, &p->all_mu_s, sizeof mu_s) != 0 || memcmp(&mu_k, &p->all_mu_k, sizeof mu_k) != 0;
+    return differ ? ARRAYS_FRICTIONS : 0u;
 }
 
 // Room for `needed` particles and the scratch of the groups allocated. On failure the particles
@@ -444,7 +449,8 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     const float mu_s = sqrtf(def->friction), mu_k = sqrtf(def->kinetic_friction); // stored as square roots: a
                                                                                      // contact's coefficient is the product
     s = with_arrays(world, (def->user_data != NULL ? ARRAYS_USER_DATA : 0u) |
-                               arrays_for(p, p->count == 0, def->group, def->mask, mu_s, mu_k));
+                               filter_arrays(p, p->count == 0, def->group, def->mask) |
+                               friction_arrays(p, p->count == 0, mu_s, mu_k));
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_create: allocating the user data, filter or friction arrays failed");
     }
@@ -719,7 +725,7 @@ sinew_status sinew_particle_set_filter(sinew_world *world, sinew_particle_id id,
         return s;
     }
     sinew__particles *p = &world->particles;
-    s = with_arrays(world, arrays_for(p, p->count == 1, group, mask, p->all_mu_s, p->all_mu_k) & ARRAYS_FILTERS);
+    s = with_arrays(world, filter_arrays(p, p->count == 1, group, mask));
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_set_filter: allocating the filter arrays failed");
     }
@@ -748,7 +754,7 @@ sinew_status sinew_particle_set_friction(sinew_world *world, sinew_particle_id i
     }
     sinew__particles *p = &world->particles;
     const float mu_s = sqrtf(friction), mu_k = sqrtf(kinetic_friction);
-    s = with_arrays(world, arrays_for(p, p->count == 1, p->all_group, p->all_mask, mu_s, mu_k) & ARRAYS_FRICTIONS);
+    s = with_arrays(world, friction_arrays(p, p->count == 1, mu_s, mu_k));
     if (s != SINEW_OK) {
         return sinew__fail(world, s, "sinew_particle_set_friction: allocating the friction arrays failed");
     }
