@@ -61,6 +61,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
 
 static void contacts_free(sinew_world *world)
 {
+    sinew__contacts_split_free(world);
     sinew__free(world, world->contacts.block, world->contacts.block_bytes);
     sinew__free(world, world->contacts.response_block, world->contacts.response_bytes);
     memset(&world->contacts, 0, sizeof world->contacts);
@@ -977,6 +978,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
     k->l.spans_valid = false;
     k->pending_count = 0;
     k->pending_segs = 0;
+    k->split.items = 0;
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
@@ -1016,6 +1018,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         if (found_count > 0) {
             memset(k->l.block_free, 0, (size_t)(found_count + SINEW__LANES - 1) / SINEW__LANES);
         }
+        sinew__contacts_split(world);
     }
     k->pending_segs = k->pending_count > 0 ? 1 : 0;
     k->pending_start[0] = 0;
@@ -1039,6 +1042,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         // No room for the shares: no particle contacts this sub-step (as when the grid cannot grow).
         world->dropped_contacts += k->l.count + k->pending_count;
         k->l.count = k->pending_count = 0;
+        k->split.items = 0;
         return;
     }
     for (int m = 0; m < found_count; ++m) {
@@ -1371,10 +1375,30 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void response_write_avx
     }
 }
 
+// Jacobi: adds an end's changes (velocity part v, position part f) to its sums, or (held) puts
+// them in e's next slot.
+SINEW_FORCE_INLINE void add_response(sinew__particles *restrict p, int q, float vx, float vy, float fx, float fy,
+                                     sinew__ends *e, bool held)
+{
+    if (held) {
+        float *s = sinew__ends_take(e);
+        s[0] = vx;
+        s[1] = vy;
+        s[2] = fx;
+        s[3] = fy;
+    } else {
+        p->acc[q].dx += (double)vx;
+        p->acc[q].dy += (double)vy;
+        p->acc2[q].dx += (double)fx;
+        p->acc2[q].dy += (double)fy;
+    }
+}
+
 // A whole block of SINEW__LANES contacts from `from` (sharing no movable particle unless
-// Jacobi, whose block adds its changes, times 1 / max(n_i, n_j), to both ends' sums).
+// Jacobi, whose block adds its changes, times 1 / max(n_i, n_j), to both ends' sums, or holds
+// them as e says).
 SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
-                                           bool jacobi)
+                                           bool jacobi, sinew__ends *e)
 {
     response8 r;
     response_avx2(p, k, from, &r);
@@ -1396,6 +1420,14 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     _mm256_storeu_ps(out[5], _mm256_mul_ps(si, fy));
     _mm256_storeu_ps(out[6], _mm256_mul_ps(sj, fx));
     _mm256_storeu_ps(out[7], _mm256_mul_ps(sj, fy));
+    const unsigned held = sinew__ends_block(e, from / SINEW__LANES);
+    if (held != 0u) { // (subtracting a value is adding its negation, to the bit)
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            add_response(p, ii[l], -out[0][l], -out[1][l], -out[4][l], -out[5][l], e, sinew__ends_held(held, l, false));
+            add_response(p, jj[l], out[2][l], out[3][l], out[6][l], out[7][l], e, sinew__ends_held(held, l, true));
+        }
+        return;
+    }
     sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
     for (int l = 0; l < SINEW__LANES; ++l) {
         acc[ii[l]].dx -= (double)out[0][l];
@@ -1421,8 +1453,8 @@ SINEW__AVX2 static void respond_two_avx2(sinew__particles *restrict p, const sin
 }
 #endif
 
-// The response of the contacts of blocks [b0, b1), in order.
-SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, int b1)
+// The response of the contacts of blocks [b0, b1), in order (Jacobi: ends held as e says).
+SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, int b1, sinew__ends *e)
 {
     const sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
@@ -1447,7 +1479,7 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
                     first += SINEW__LANES; // (both taken)
                     continue;
                 }
-                respond_block_avx2(p, k, from, jacobi);
+                respond_block_avx2(p, k, from, jacobi, e);
                 continue;
             }
 #endif
@@ -1457,7 +1489,17 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
                 const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
                 float si = v.play[l] * (k->one_material ? k->one_share : share_i[from + l]);
                 float sj = v.play[l] * (k->one_material ? k->one_share : share_j[from + l]);
-                if (jacobi) {
+                const unsigned held = jacobi ? sinew__ends_block(e, (from + l) / SINEW__LANES) : 0u;
+                if (jacobi && held != 0u) {
+                    const float share = inv_n[i] < inv_n[j] ? inv_n[i] : inv_n[j];
+                    si *= share;
+                    sj *= share;
+                    const int lane = (from + l) % SINEW__LANES;
+                    add_response(p, i, -(si * v.vx[l]), -(si * v.vy[l]), -(si * v.fx[l]), -(si * v.fy[l]), e,
+                                 sinew__ends_held(held, lane, false));
+                    add_response(p, j, sj * v.vx[l], sj * v.vy[l], sj * v.fx[l], sj * v.fy[l], e,
+                                 sinew__ends_held(held, lane, true));
+                } else if (jacobi) {
                     const float share = inv_n[i] < inv_n[j] ? inv_n[i] : inv_n[j];
                     si *= share;
                     sj *= share;
@@ -1488,7 +1530,12 @@ static void respond_task(int start, int end, int worker, void *context)
 {
     (void)worker;
     const sinew__span_sweep *s = context;
-    respond_kernel(s->context, false, s->first + start, s->first + end);
+    respond_kernel(s->context, false, s->first + start, s->first + end, NULL);
+}
+
+void sinew__contacts_respond_range(sinew_world *world, int from, int to, sinew__ends *e)
+{
+    respond_kernel(world, true, from / SINEW__LANES, (to + SINEW__LANES - 1) / SINEW__LANES, e);
 }
 
 void sinew__contacts_respond(sinew_world *world, bool jacobi)
@@ -1496,27 +1543,27 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi)
     sinew__links *l = &world->contacts.l;
     const int blocks = (l->count + SINEW__LANES - 1) / SINEW__LANES;
     if (jacobi) {
-        respond_kernel(world, true, 0, blocks);
+        sinew__contacts_jacobi(world, SINEW__JACOBI_RESPOND, 0.0f);
     } else if (sinew__links_spans_split(world, l)) {
         // Gauss-Seidel writes both ends of each contact, as the sweeps do: span after span, each
         // span's blocks over the workers.
         sinew__span_sweep s = {0, world};
         sinew__links_sweep_spans(world, l, false, respond_task, &s);
     } else {
-        respond_kernel(world, false, 0, blocks);
+        respond_kernel(world, false, 0, blocks, NULL);
     }
 }
 
 #if SINEW__X86
 // sinew__contacts_count's full blocks in AVX2: in_play of eight contacts at once (the response's
 // loads and test), then each one's 1 or 0 added to both ends in contact order: the same bits.
-// Returns where the partial block starts.
-SINEW__AVX2 static int count_in_play_avx2(sinew_world *world)
+// Contacts [first, to) (first a multiple of SINEW__LANES); returns where its partial block starts.
+SINEW__AVX2 static int count_in_play_avx2(sinew_world *world, int first, int to, sinew__ends *e)
 {
     const sinew__contacts *k = &world->contacts;
     float *restrict inv_n = world->particles.inv_n;
-    const int full = k->l.count - k->l.count % SINEW__LANES;
-    for (int from = 0; from < full; from += SINEW__LANES) {
+    const int full = first + (to - first) / SINEW__LANES * SINEW__LANES;
+    for (int from = first; from < full; from += SINEW__LANES) {
         __m256i i, j;
         __m256 sum, hi;
         sinew__links_load8(&k->l.c[from], &i, &j, &sum, &hi);
@@ -1528,35 +1575,34 @@ SINEW__AVX2 static int count_in_play_avx2(sinew_world *world)
         const __m256 e2 = _mm256_add_ps(_mm256_mul_ps(d[0], d[0]), _mm256_mul_ps(d[1], d[1]));
         float play[SINEW__LANES];
         _mm256_storeu_ps(play, in_play8(d, e2, sum));
-        for (int l = 0; l < SINEW__LANES; ++l) {
-            inv_n[ii[l]] += play[l];
-            inv_n[jj[l]] += play[l];
-        }
+        sinew__ends_count8(inv_n, &k->l.c[from], play, e, sinew__ends_block(e, from / SINEW__LANES));
     }
     return full;
 }
 #endif
 
-void sinew__contacts_count(sinew_world *world)
+void sinew__contacts_count_range(sinew_world *world, int from, int to, sinew__ends *e)
 {
     const sinew__contacts *k = &world->contacts;
     const sinew__motion *motion = world->particles.motion;
     float *inv_n = world->particles.inv_n;
-    int from = 0;
 #if SINEW__X86
     if (world->avx2) {
-        from = count_in_play_avx2(world);
+        from = count_in_play_avx2(world, from, to, e);
     }
 #endif
-    for (int m = from; m < k->l.count; ++m) {
+    for (int m = from; m < to; ++m) {
         const int i = k->l.c[m].i, j = k->l.c[m].j;
         const sinew__motion *a = &motion[i], *b = &motion[j];
         const float touching = in_play(b->px - a->px, b->py - a->py, b->dx0 - a->dx0, b->dy0 - a->dy0, b->x - a->x,
                                        b->y - a->y, k->l.c[m].lo);
-        inv_n[i] += touching;
-        inv_n[j] += touching;
+        const unsigned held = sinew__ends_block(e, m / SINEW__LANES);
+        sinew__ends_count(inv_n, i, touching, e, sinew__ends_held(held, m % SINEW__LANES, false));
+        sinew__ends_count(inv_n, j, touching, e, sinew__ends_held(held, m % SINEW__LANES, true));
     }
 }
+
+void sinew__contacts_count(sinew_world *world) { sinew__contacts_jacobi(world, SINEW__JACOBI_IN_PLAY, 0.0f); }
 
 static int contacts_count(const sinew_world *world) { return world->contacts.l.count; }
 
@@ -1570,12 +1616,13 @@ static void contacts_project(sinew_world *world, float inv_h2, bool backward, bo
 static void contacts_count_active(sinew_world *world, float inv_h2)
 {
     (void)inv_h2;
-    sinew__links_count_active(world, &world->contacts.l);
+    sinew__contacts_jacobi(world, SINEW__JACOBI_ACTIVE, 0.0f);
 }
 
 static bool contacts_accumulate(sinew_world *world, float inv_h2, float omega)
 {
-    sinew__links_accumulate(world, &world->contacts.l, inv_h2, omega);
+    (void)inv_h2; // (contacts are rigid)
+    sinew__contacts_jacobi(world, SINEW__JACOBI_ACCUMULATE, omega);
     return world->contacts.l.count > 0;
 }
 

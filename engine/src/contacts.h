@@ -9,6 +9,27 @@
 #define SINEW__PENDING_SEGS 1024 // most runs of pending contacts (see sinew__contacts_promote)
 #define SINEW__SEARCH_BANDS_MAX 256 // bands of cells a parallel search is cut into, at most (contact.c)
 
+// Jacobi's passes over the particle contacts, split over the workers (contact_jacobi.c): the
+// contacts of the last search that fill whole blocks, [0, upto), cut into `items` items of
+// item_blocks blocks (the last one shorter), one a worker, which run at once. A particle's sum
+// takes the parts of the first item that meets it directly; the later items hold theirs (see
+// sinew__ends) in the item's slots, added item after item once all ran. The contacts from upto on
+// (the partial block, those promoted since) then run on one thread. Every sum so takes its parts
+// in contact order: the bits of one thread, however the contacts were cut.
+#define SINEW__JACOBI_ITEMS SINEW_MAX_WORKERS
+typedef struct sinew__contact_split {
+    int items; // 0: the passes run on one thread
+    int item_blocks, upto;
+    uint16_t *held;        // per block of [0, upto): see sinew__ends
+    int32_t *slot_p;       // per slot: its particle
+    float (*slot)[4];      // per slot: the values a pass held
+    int32_t slot_start[SINEW__JACOBI_ITEMS + 1]; // item t's slots: [slot_start[t], slot_start[t + 1])
+    void *held_block, *slot_block;
+    size_t held_bytes, slot_bytes;
+    int held_capacity, slot_capacity;
+    int64_t splits; // for the tests: searches whose contacts were split
+} sinew__contact_split;
+
 // Particle-particle contacts of the current sub-step: min-only links (lo = ri + rj), plus
 // friction. In Gauss-Seidel mode they are sorted by colour so that blocks are independent.
 typedef struct sinew__contacts {
@@ -48,6 +69,7 @@ typedef struct sinew__contacts {
     // scanned over the workers), searches that went on on one thread past an outgrown band, and
     // searches whose spans came from the colours (not from a scan).
     int64_t band_splits, tail_splits, serial_tails, colour_spans;
+    sinew__contact_split split; // Jacobi, with workers
 } sinew__contacts;
 
 // A particle against a static collider, linearised: dot(n, x) >= offset.
@@ -212,6 +234,23 @@ void sinew__contacts_promote(sinew_world *world);
 void sinew__contacts_respond(sinew_world *world, bool jacobi);
 // Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
 void sinew__contacts_count(sinew_world *world);
+// Jacobi's response and count of contacts [from, to) (from a multiple of SINEW__LANES), ends
+// held as e says (NULL: none).
+void sinew__contacts_respond_range(sinew_world *world, int from, int to, sinew__ends *e);
+void sinew__contacts_count_range(sinew_world *world, int from, int to, sinew__ends *e);
+
+// contact_jacobi.c: Jacobi's four passes over the particle contacts (see sinew__contact_split).
+typedef enum sinew__jacobi_pass {
+    SINEW__JACOBI_ACTIVE,     // the count of active contacts (sinew__links_count_active)
+    SINEW__JACOBI_ACCUMULATE, // their corrections, times omega (sinew__links_accumulate)
+    SINEW__JACOBI_IN_PLAY,    // the count of contacts that respond (sinew__contacts_count)
+    SINEW__JACOBI_RESPOND     // the response (sinew__contacts_respond)
+} sinew__jacobi_pass;
+void sinew__contacts_jacobi(sinew_world *world, sinew__jacobi_pass pass, float omega);
+// After a Jacobi search: splits its contacts when there are workers and enough of them (else, or
+// without memory for the slots, the passes run on one thread: the same bits).
+void sinew__contacts_split(sinew_world *world);
+void sinew__contacts_split_free(sinew_world *world);
 
 // overlap.c: the contact speed. At the end of a step, from how many of its `contacts` (particle
 // and collider contacts) are `deep` (overlapping by more than contact_speed * h): whether the next

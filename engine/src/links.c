@@ -511,20 +511,34 @@ SINEW_FORCE_INLINE float jacobi_factor(const float *restrict inv_n, int i, int j
     return omega * inv;
 }
 
+// Adds (vx, vy) to particle p's sum, or (held) puts them in e's next slot.
+SINEW_FORCE_INLINE void add_sum(sinew__jacobi_sum *restrict acc, int p, float vx, float vy, sinew__ends *e, bool held)
+{
+    if (held) {
+        float *v = sinew__ends_take(e);
+        v[0] = vx;
+        v[1] = vy;
+    } else {
+        acc[p].dx += (double)vx;
+        acc[p].dy += (double)vy;
+    }
+}
+
+// Subtracting a value is adding its negation, to the bit: the j end adds -(wj f dx).
 SINEW_FORCE_INLINE void accumulate_one(sinew__jacobi_sum *restrict acc, const float *restrict inv_n, int i, int j,
-                                       float wi, float wj, float s, float dx, float dy, float omega)
+                                       float wi, float wj, float s, float dx, float dy, float omega, sinew__ends *e,
+                                       unsigned held, int lane)
 {
     float f = jacobi_factor(inv_n, i, j, omega) * s;
-    acc[i].dx += (double)(wi * f * dx);
-    acc[i].dy += (double)(wi * f * dy);
-    acc[j].dx -= (double)(wj * f * dx);
-    acc[j].dy -= (double)(wj * f * dy);
+    add_sum(acc, i, wi * f * dx, wi * f * dy, e, sinew__ends_held(held, lane, false));
+    add_sum(acc, j, -(wj * f * dx), -(wj * f * dy), e, sinew__ends_held(held, lane, true));
 }
 
 // Jacobi reads positions it does not write, so every full block goes through the block path,
-// shared particles or not. From link `from` on (a multiple of SINEW__LANES: the AVX2 path took
-// the full blocks before it).
-SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, float inv_h2, float omega, bool soft, int from)
+// shared particles or not. Links [from, to) (from a multiple of SINEW__LANES: the AVX2 path took
+// the full blocks before it; to a multiple of it, or the count).
+SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, const sinew__links *d, float inv_h2, float omega, bool soft,
+                                       int from, int to, sinew__ends *e)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
@@ -533,9 +547,9 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
     const sinew__distance *restrict c = d->c;
     const sinew__softness *restrict f = d->soft;
     float *restrict lambda = d->lambda;
-    const int n = d->count;
-    const int full = n - n % SINEW__LANES;
+    const int full = from + (to - from) / SINEW__LANES * SINEW__LANES;
     for (int first = from; first < full; first += SINEW__LANES) {
+        const unsigned held = sinew__ends_block(e, first / SINEW__LANES);
         block b;
         float lam[SINEW__LANES];
         for (int l = 0; l < SINEW__LANES && soft; ++l) {
@@ -543,20 +557,21 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
         }
         block_solve(&b, &c[first], SOFT_AT(f, first), lam, x, y, w, inv_h2, soft);
         for (int l = 0; l < SINEW__LANES; ++l) {
-            accumulate_one(acc, inv_n, b.i[l], b.j[l], b.wi[l], b.wj[l], b.s[l], b.dx[l], b.dy[l], omega);
+            accumulate_one(acc, inv_n, b.i[l], b.j[l], b.wi[l], b.wj[l], b.s[l], b.dx[l], b.dy[l], omega, e, held, l);
             if (soft) { // lambda takes the part of its step that is applied
                 lambda[first + l] += jacobi_factor(inv_n, b.i[l], b.j[l], omega) * (lam[l] - lambda[first + l]);
             }
         }
     }
-    for (int k = full; k < n; ++k) {
+    for (int k = full; k < to; ++k) {
         const int i = c[k].i, j = c[k].j;
         float dx = x[j] - x[i], dy = y[j] - y[i];
         const float d2 = sinew__apart(&dx, &dy);
         float wi = w[i], wj = w[j];
         float lam = soft ? lambda[k] : 0.0f;
         float s = scale_of(&c[k], SOFT_AT(f, k), &lam, d2, wi, wj, inv_h2, soft);
-        accumulate_one(acc, inv_n, i, j, wi, wj, s, dx, dy, omega);
+        accumulate_one(acc, inv_n, i, j, wi, wj, s, dx, dy, omega, e, sinew__ends_block(e, k / SINEW__LANES),
+                       k % SINEW__LANES);
         if (soft) {
             lambda[k] += jacobi_factor(inv_n, i, j, omega) * (lam - lambda[k]);
         }
@@ -567,16 +582,18 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, sinew__links *d, floa
 // accumulate_all's full blocks of rigid links in AVX2 registers: the ends loaded one by one into
 // vectors, then the eight corrections (solve8's scale, then accumulate_one's factor and products)
 // with the same IEEE operations in the same order; the double sums are added lane by lane, in the
-// portable order, so the same bits. Returns where the partial block starts.
-SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__links *d, float omega)
+// portable order, so the same bits. Links [from, to) (from a multiple of SINEW__LANES); returns
+// where its partial block starts.
+SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__links *d, float omega, int from, int to,
+                                             sinew__ends *e)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w, *restrict inv_n = world->particles.inv_n;
     sinew__jacobi_sum *restrict acc = world->particles.acc;
     const sinew__distance *restrict c = d->c;
-    const int full = d->count - d->count % SINEW__LANES;
+    const int full = from + (to - from) / SINEW__LANES * SINEW__LANES;
     const __m256 om = _mm256_set1_ps(omega), tiny = _mm256_set1_ps(SINEW__TINY);
-    for (int first = 0; first < full; first += SINEW__LANES) {
+    for (int first = from; first < full; first += SINEW__LANES) {
         const sinew__distance *cb = &c[first];
         __m256i vi, vj;
         __m256 lo, hi;
@@ -596,12 +613,20 @@ SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__li
         _mm256_storeu_ps(iy, _mm256_mul_ps(fi, dy));
         _mm256_storeu_ps(jx, _mm256_mul_ps(fj, dx));
         _mm256_storeu_ps(jy, _mm256_mul_ps(fj, dy));
+        const unsigned held = sinew__ends_block(e, first / SINEW__LANES);
+        if (held == 0u) {
+            for (int l = 0; l < SINEW__LANES; ++l) {
+                const int i = cb[l].i, j = cb[l].j;
+                acc[i].dx += (double)ix[l];
+                acc[i].dy += (double)iy[l];
+                acc[j].dx -= (double)jx[l];
+                acc[j].dy -= (double)jy[l];
+            }
+            continue;
+        }
         for (int l = 0; l < SINEW__LANES; ++l) {
-            const int i = cb[l].i, j = cb[l].j;
-            acc[i].dx += (double)ix[l];
-            acc[i].dy += (double)iy[l];
-            acc[j].dx -= (double)jx[l];
-            acc[j].dy -= (double)jy[l];
+            add_sum(acc, cb[l].i, ix[l], iy[l], e, sinew__ends_held(held, l, false));
+            add_sum(acc, cb[l].j, -jx[l], -jy[l], e, sinew__ends_held(held, l, true));
         }
     }
     return full;
@@ -609,14 +634,15 @@ SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__li
 
 // sinew__links_count_active's full blocks in AVX2: the eight tests at once (the same squares and
 // comparisons), then each link's 1 or 0 added to both ends, in link order (no branch: in a pile
-// whether a contact is active is a coin flip). Returns where the partial block starts.
-SINEW__AVX2 static int count_active_avx2(sinew_world *world, const sinew__links *d)
+// whether a contact is active is a coin flip). Links [from, to) (from a multiple of
+// SINEW__LANES); returns where its partial block starts.
+SINEW__AVX2 static int count_active_avx2(sinew_world *world, const sinew__links *d, int from, int to, sinew__ends *e)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     float *restrict n = world->particles.inv_n;
     const sinew__distance *restrict c = d->c;
-    const int full = d->count - d->count % SINEW__LANES;
-    for (int first = 0; first < full; first += SINEW__LANES) {
+    const int full = from + (to - from) / SINEW__LANES * SINEW__LANES;
+    for (int first = from; first < full; first += SINEW__LANES) {
         const sinew__distance *cb = &c[first];
         __m256i vi, vj;
         __m256 lo, hi;
@@ -628,47 +654,54 @@ SINEW__AVX2 static int count_active_avx2(sinew_world *world, const sinew__links 
                                            _mm256_cmp_ps(d2, _mm256_mul_ps(hi, hi), _CMP_GT_OQ));
         float a[SINEW__LANES];
         _mm256_storeu_ps(a, _mm256_and_ps(active, _mm256_set1_ps(1.0f)));
-        for (int l = 0; l < SINEW__LANES; ++l) {
-            n[cb[l].i] += a[l];
-            n[cb[l].j] += a[l];
-        }
+        sinew__ends_count8(n, cb, a, e, sinew__ends_block(e, first / SINEW__LANES));
     }
     return full;
 }
 #endif
 
+void sinew__links_accumulate_range(sinew_world *world, const sinew__links *l, float omega, int from, int to, sinew__ends *e)
+{
+#if SINEW__X86
+    if (world->avx2) {
+        from = accumulate_rigid_avx2(world, l, omega, from, to, e);
+    }
+#endif
+    accumulate_all(world, l, 0.0f, omega, false, from, to, e); // (AVX2: the partial block; inv_h2 is for soft links)
+}
+
 void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega)
 {
     if (sinew__links_soft(l)) {
-        accumulate_all(world, l, inv_h2, omega, true, 0);
+        accumulate_all(world, l, inv_h2, omega, true, 0, l->count, NULL);
         return;
     }
-    int from = 0;
-#if SINEW__X86
-    if (world->avx2) {
-        from = accumulate_rigid_avx2(world, l, omega);
-    }
-#endif
-    accumulate_all(world, l, inv_h2, omega, false, from); // (the partial block)
+    sinew__links_accumulate_range(world, l, omega, 0, l->count, NULL);
 }
 
-void sinew__links_count_active(sinew_world *world, const sinew__links *d)
+void sinew__links_count_active_range(sinew_world *world, const sinew__links *d, int from, int to, sinew__ends *e)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     float *restrict n = world->particles.inv_n;
     const sinew__distance *restrict c = d->c;
-    int k = 0;
+    int k = from;
 #if SINEW__X86
     if (world->avx2) {
-        k = count_active_avx2(world, d);
+        k = count_active_avx2(world, d, from, to, e);
     }
 #endif
-    for (; k < d->count; ++k) {
+    for (; k < to; ++k) {
         const int i = c[k].i, j = c[k].j;
         const float active = sinew__active_of(c[k].lo, c[k].hi, x[j] - x[i], y[j] - y[i]);
-        n[i] += active;
-        n[j] += active;
+        const unsigned held = sinew__ends_block(e, k / SINEW__LANES);
+        sinew__ends_count(n, i, active, e, sinew__ends_held(held, k % SINEW__LANES, false));
+        sinew__ends_count(n, j, active, e, sinew__ends_held(held, k % SINEW__LANES, true));
     }
+}
+
+void sinew__links_count_active(sinew_world *world, const sinew__links *d)
+{
+    sinew__links_count_active_range(world, d, 0, d->count, NULL);
 }
 
 // The error statistics keep SINEW__LANES partial results, link k in lane k % SINEW__LANES, and

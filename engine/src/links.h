@@ -68,6 +68,50 @@ void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, 
 // Counts, into particles.inv_n (not yet inverted), the links that will correct each particle
 // this iteration: those outside their allowed range.
 void sinew__links_count_active(sinew_world *world, const sinew__links *l);
+
+// Where a Jacobi pass over part of the contacts puts what it would add to a particle that an
+// earlier part also adds to (contact_jacobi.c): such an end is `held`, and its values go to the
+// next slot, in the order the pass meets them, to be added once the earlier parts are done. Every
+// particle's sum then takes its parts in contact order, as one pass over all of them gives.
+typedef struct sinew__ends {
+    const uint16_t *held; // per block: bit 2l set when lane l's i end is held, bit 2l + 1 its j end
+    float (*slot)[4];     // the next slot
+} sinew__ends;
+// Lane l's i end (j: its j end) of block b is held (e NULL: none is).
+SINEW_FORCE_INLINE unsigned sinew__ends_block(const sinew__ends *e, int b) { return e != NULL ? e->held[b] : 0u; }
+SINEW_FORCE_INLINE bool sinew__ends_held(unsigned held, int l, bool j) { return ((held >> (2 * l + (j ? 1 : 0))) & 1u) != 0u; }
+// The next slot (its values set by the caller).
+SINEW_FORCE_INLINE float *sinew__ends_take(sinew__ends *e) { return *e->slot++; }
+// Adds v to particle p's count (Jacobi's inv_n), or (held) puts it in e's next slot.
+SINEW_FORCE_INLINE void sinew__ends_count(float *restrict n, int p, float v, sinew__ends *e, bool held)
+{
+    if (held) {
+        sinew__ends_take(e)[0] = v;
+    } else {
+        n[p] += v;
+    }
+}
+// A block's counts: a[l] to both ends of its link l, in lane order.
+SINEW_FORCE_INLINE void sinew__ends_count8(float *restrict n, const sinew__distance *cb, const float *a, sinew__ends *e,
+                                           unsigned held)
+{
+    if (held == 0u) {
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            n[cb[l].i] += a[l];
+            n[cb[l].j] += a[l];
+        }
+        return;
+    }
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        sinew__ends_count(n, cb[l].i, a[l], e, sinew__ends_held(held, l, false));
+        sinew__ends_count(n, cb[l].j, a[l], e, sinew__ends_held(held, l, true));
+    }
+}
+// Rigid links' Jacobi passes over links [from, to) (from a multiple of SINEW__LANES; to one, or
+// l's count), as sinew__links_accumulate and sinew__links_count_active over all of them; ends
+// NULL or held as `e` says.
+void sinew__links_accumulate_range(sinew_world *world, const sinew__links *l, float omega, int from, int to, sinew__ends *e);
+void sinew__links_count_active_range(sinew_world *world, const sinew__links *l, int from, int to, sinew__ends *e);
 // Largest error and sum of squared errors of l; returns how many errors are above `beyond`.
 int sinew__links_error(const sinew_world *world, const sinew__links *l, float beyond, float *max_error, double *sum_sq);
 void sinew__links_begin_substep(sinew__links *l);

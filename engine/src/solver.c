@@ -151,6 +151,7 @@ static void find_contacts(sinew_world *world, bool color, int ahead, float extra
         sinew__parallel_for_beside(&world->tasks, marked ? &marks : NULL, NULL, NULL);
         world->contacts.l.count = 0; // the grid could not grow: no particle contacts this sub-step
         world->contacts.pending_count = 0;
+        world->contacts.split.items = 0;
         world->dropped_contacts += world->particles.count;
     } else {
         sinew__grid_sort(world, marked ? &marks : NULL);
