@@ -1453,11 +1453,9 @@ static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
     const sinew__particles *p = &w->particles;
     assert_true(w->contacts.l.count > 0);
     assert_null(p->acc);
-    assert_null(p->acc2);
     assert_null(p->inv_n);
     assert_null(p->jacobi_x);
     assert_null(p->jacobi_y);
-    assert_null(p->jacobi_sort);
     assert_null(p->grad_x);
     assert_null(p->vx0);
     assert_null(p->link_n);

@@ -326,8 +326,8 @@ bool sinew__collider_contacts_respond(sinew_world *world, bool jacobi)
         if (jacobi) {
             p->acc[i].dx += (double)(share * vx);
             p->acc[i].dy += (double)(share * vy);
-            p->acc2[i].dx += (double)(share * fx);
-            p->acc2[i].dy += (double)(share * fy);
+            p->jacobi_x[i] += (double)(share * fx);
+            p->jacobi_y[i] += (double)(share * fy);
         } else {
             p->dx[i] += share * vx;
             p->dy[i] += share * vy;

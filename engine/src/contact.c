@@ -1389,8 +1389,8 @@ SINEW_FORCE_INLINE void add_response(sinew__particles *restrict p, int q, float 
     } else {
         p->acc[q].dx += (double)vx;
         p->acc[q].dy += (double)vy;
-        p->acc2[q].dx += (double)fx;
-        p->acc2[q].dy += (double)fy;
+        p->jacobi_x[q] += (double)fx;
+        p->jacobi_y[q] += (double)fy;
     }
 }
 
@@ -1428,16 +1428,17 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
         }
         return;
     }
-    sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
+    sinew__jacobi_sum *restrict acc = p->acc;
+    double *restrict pos_x = p->jacobi_x, *restrict pos_y = p->jacobi_y;
     for (int l = 0; l < SINEW__LANES; ++l) {
         acc[ii[l]].dx -= (double)out[0][l];
         acc[ii[l]].dy -= (double)out[1][l];
         acc[jj[l]].dx += (double)out[2][l];
         acc[jj[l]].dy += (double)out[3][l];
-        acc2[ii[l]].dx -= (double)out[4][l];
-        acc2[ii[l]].dy -= (double)out[5][l];
-        acc2[jj[l]].dx += (double)out[6][l];
-        acc2[jj[l]].dy += (double)out[7][l];
+        pos_x[ii[l]] -= (double)out[4][l];
+        pos_y[ii[l]] -= (double)out[5][l];
+        pos_x[jj[l]] += (double)out[6][l];
+        pos_y[jj[l]] += (double)out[7][l];
     }
 }
 
@@ -1461,7 +1462,8 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
     sinew__motion *restrict motion = p->motion;
     const float *restrict inv_n = p->inv_n;
     const float *restrict share_i = k->share_i, *restrict share_j = k->share_j;
-    sinew__jacobi_sum *restrict acc = p->acc, *restrict acc2 = p->acc2;
+    sinew__jacobi_sum *restrict acc = p->acc;
+    double *restrict pos_x = p->jacobi_x, *restrict pos_y = p->jacobi_y;
     const int n = k->l.count;
     for (int first = b0 * SINEW__LANES; first < n && first < b1 * SINEW__LANES; first += SINEW__LANES) {
         // A block goes together when its contacts share no movable particle (Jacobi: always); a
@@ -1507,10 +1509,10 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
                     acc[i].dy -= (double)(si * v.vy[l]);
                     acc[j].dx += (double)(sj * v.vx[l]);
                     acc[j].dy += (double)(sj * v.vy[l]);
-                    acc2[i].dx -= (double)(si * v.fx[l]);
-                    acc2[i].dy -= (double)(si * v.fy[l]);
-                    acc2[j].dx += (double)(sj * v.fx[l]);
-                    acc2[j].dy += (double)(sj * v.fy[l]);
+                    pos_x[i] -= (double)(si * v.fx[l]);
+                    pos_y[i] -= (double)(si * v.fy[l]);
+                    pos_x[j] += (double)(sj * v.fx[l]);
+                    pos_y[j] += (double)(sj * v.fy[l]);
                 } else {
                     motion[i].x -= si * v.fx[l];
                     motion[i].y -= si * v.fy[l];

@@ -87,8 +87,8 @@ static void add_held(sinew_world *world, sinew__jacobi_pass pass)
         for (int s = 0; s < n; ++s) {
             p->acc[at[s]].dx += (double)v[s][0];
             p->acc[at[s]].dy += (double)v[s][1];
-            p->acc2[at[s]].dx += (double)v[s][2];
-            p->acc2[at[s]].dy += (double)v[s][3];
+            p->jacobi_x[at[s]] += (double)v[s][2];
+            p->jacobi_y[at[s]] += (double)v[s][3];
         }
         break;
     }

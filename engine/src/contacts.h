@@ -230,7 +230,7 @@ void sinew__contacts_promote(sinew_world *world);
 // After the sub-step is finished (particles.motion packed): friction (moves positions and
 // velocities) and the velocity clamp (velocities only) of every contact, in one pass. Gauss-Seidel
 // changes the motion records (sinew__particles_unpack_motion copies them back); Jacobi sums into
-// acc (velocity) and acc2 (position), scaled by particles.inv_n.
+// acc (velocity) and jacobi_x, jacobi_y (position), scaled by particles.inv_n.
 void sinew__contacts_respond(sinew_world *world, bool jacobi);
 // Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
 void sinew__contacts_count(sinew_world *world);

@@ -27,7 +27,8 @@ void sinew__distances_order(sinew_world *world)
     const sinew__particles *p = &world->particles;
     const sinew__distance *restrict c = d->l.c;
     const int count = d->l.count, np = p->count;
-    uint32_t *restrict bucket = p->jacobi_sort, *restrict by_i = d->by_i, *restrict order = d->order;
+    // The buckets, 2 np of them, in the memory of acc (16 bytes a particle), zero before and after.
+    uint32_t *restrict bucket = (uint32_t *)(void *)p->acc, *restrict by_i = d->by_i, *restrict order = d->order;
     // Two stable counting sorts: by first particle, then by offset j - i (bucket offset + np - 1,
     // 2 np - 1 of them). The places follow the offset, then i, then the order of creation.
     if (np > 0) {
@@ -50,6 +51,9 @@ void sinew__distances_order(sinew_world *world)
     for (int t = 0; t < count; ++t) {
         const uint32_t k = by_i[t];
         order[bucket[c[k].j - c[k].i + np - 1]++] = k;
+    }
+    if (np > 0) {
+        memset(p->acc, 0, sizeof(sinew__jacobi_sum) * (size_t)np);
     }
     // Runs: links of one offset whose first particles follow one another.
     sinew__run *restrict runs = d->runs;

@@ -62,9 +62,7 @@ static int scratch_fields(sinew__particles *p, int g, sinew__field *f)
         break;
     case SINEW__NEED_JACOBI:
         F(acc, sizeof(sinew__jacobi_sum));
-        F(acc2, sizeof(sinew__jacobi_sum));
         F(inv_n, sizeof(float));
-        F(jacobi_sort, 2 * sizeof(uint32_t));
         F(jacobi_x, sizeof(double));
         F(jacobi_y, sizeof(double));
         break;
@@ -496,7 +494,6 @@ sinew_status sinew_particle_create(sinew_world *world, const sinew_particle_def 
     if (p->acc != NULL) {
         p->jacobi_x[i] = p->jacobi_y[i] = 0.0; // no links: Jacobi's layout stays valid
         memset(&p->acc[i], 0, sizeof p->acc[i]);
-        memset(&p->acc2[i], 0, sizeof p->acc2[i]);
         p->inv_n[i] = 0.0f;
     }
     world->grid.valid = world->grid.fresh = false;

@@ -114,13 +114,14 @@ typedef struct sinew__particles {
     // ---- SINEW__NEED_LINKED ----
     uint32_t *link_start, *link_n; // its distance-linked neighbours in distances.adj
     // ---- SINEW__NEED_JACOBI ----
-    uint32_t *jacobi_sort; // 2 per particle: buckets of sinew__distances_order's counting sorts
-    double *jacobi_x, *jacobi_y; // the sums of the distance constraints' terms (zero between iterations)
+    // The sums of the distance constraints' terms during an iteration, and of the position part
+    // of the contact response (acc has its velocity part) after the iterations; zero in between.
+    double *jacobi_x, *jacobi_y;
     // Jacobi sums per particle, in double so that their value, once rounded to float, does not
     // depend on the order constraints were added in: Jacobi results are order independent. Zero
     // between uses.
-    sinew__jacobi_sum *acc;
-    sinew__jacobi_sum *acc2;  // Jacobi, contact response: position part (acc has the velocity part)
+    sinew__jacobi_sum *acc;   // (zero between iterations; at the start of a step, the buckets of
+                              // sinew__distances_order's counting sorts, two uint32 a particle)
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
                          // immovable); a count while being built. Apart from acc: it stays in cache
     // ---- SINEW__NEED_AREA ----

@@ -191,9 +191,9 @@ static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
     for (int i = 0; i < p->count; ++i) {
         p->dx[i] += (float)p->acc[i].dx;
         p->dy[i] += (float)p->acc[i].dy;
-        p->x[i] += (float)p->acc2[i].dx;
-        p->y[i] += (float)p->acc2[i].dy;
-        p->acc[i].dx = p->acc[i].dy = p->acc2[i].dx = p->acc2[i].dy = 0.0;
+        p->x[i] += (float)p->jacobi_x[i];
+        p->y[i] += (float)p->jacobi_y[i];
+        p->acc[i].dx = p->acc[i].dy = p->jacobi_x[i] = p->jacobi_y[i] = 0.0;
         sinew__speed_bound(&p->dx[i], &p->dy[i], p->motion[i].dx0, p->motion[i].dy0, most, p->flags[i], p->w[i]);
         out |= (unsigned)!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]));
     }
