@@ -207,8 +207,8 @@ void sinew__contacts_split(sinew_world *world)
     for (int t = 0; t < items; ++t) {
         sp->slot_start[t + 1] += sp->slot_start[t];
     }
-    if (!room_for(world, &sp->slot_block, &sp->slot_bytes, &sp->slot_capacity, sp->slot_start[items],
-                  sizeof(float[4]) + sizeof(int32_t))) {
+    const int slots = sp->slot_start[items] > 0 ? sp->slot_start[items] : 1; // (never a NULL block: parts apart hold none)
+    if (!room_for(world, &sp->slot_block, &sp->slot_bytes, &sp->slot_capacity, slots, sizeof(float[4]) + sizeof(int32_t))) {
         sp->items = 0;
         return;
     }
