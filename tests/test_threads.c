@@ -412,7 +412,7 @@ static bool held_by_two_items(const sinew_world *w)
 // response's per-contact shares). What this catches is a part added twice, lost, or raced on
 // (ThreadSanitizer); not the order of the held parts: the sums are doubles of float parts, exact
 // in almost any order (adding the held parts backwards, or giving a particle to the last item that
-// meets it, left these states the same).
+// meets it, left these states the same). The next test checks the order.
 typedef struct split_seen {
     int64_t splits; // searches whose contacts were split
     int items;      // of the last one
@@ -468,6 +468,76 @@ static void jacobi_contacts_split_over_workers_give_the_same_state(void **state)
             assert_true(seen.twice);
         }
     }
+}
+
+// The held parts are added in contact order: with every sum started at a million (from 0, the
+// double sums of float parts are exact in almost any order; from a million, parts of a tenth of a
+// millimetre lose their last bits, differently in another order), a pass split over the workers
+// leaves the sums of one pass on one thread to the bit, for the corrections (accumulate) and for
+// both sums of the response. Adding the held parts backwards fails this, and so does giving each
+// particle to the last part that meets it.
+static void start_sums(sinew_world *w)
+{
+    sinew__particles *p = &w->particles;
+    for (int i = 0; i < p->count; ++i) {
+        p->acc[i].dx = p->acc[i].dy = 1e6 + (double)(i % 7);
+        p->jacobi_x[i] = p->jacobi_y[i] = -1e6 - (double)(i % 5);
+    }
+}
+
+static bool same_sums(const sinew__particles *p, const sinew__jacobi_sum *acc, const double *pos)
+{
+    return memcmp(acc, p->acc, sizeof *acc * (size_t)p->count) == 0 &&
+           memcmp(pos, p->jacobi_x, sizeof *pos * (size_t)p->count) == 0 &&
+           memcmp(pos + p->count, p->jacobi_y, sizeof *pos * (size_t)p->count) == 0;
+}
+
+static void held_parts_are_added_in_contact_order(void **state)
+{
+    (void)state;
+    sinew_world_def wd = sinew_default_world_def();
+    wd.solver.mode = SINEW_SOLVER_JACOBI;
+    wd.workers = 3;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    w->tasks.grain = 64;
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 1200;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    step_world(w, 60);
+    sinew__contact_split *sp = &w->contacts.split;
+    assert_int_equal(sp->items, 3);
+    assert_true(sp->slot_start[sp->items] > 0);
+    sinew__particles *p = &w->particles;
+    const int n = p->count;
+    sinew__jacobi_sum *acc = malloc(sizeof *acc * (size_t)n);
+    double *pos = malloc(sizeof *pos * 2u * (size_t)n);
+    float *inv_n = malloc(sizeof *inv_n * (size_t)n);
+    assert_non_null(acc);
+    assert_non_null(pos);
+    assert_non_null(inv_n);
+    sinew__contacts_jacobi(w, SINEW__JACOBI_IN_PLAY, 0.0f); // (counts for the response's shares)
+    memcpy(inv_n, p->inv_n, sizeof *inv_n * (size_t)n);
+    for (int pass = 0; pass < 2; ++pass) {
+        const sinew__jacobi_pass kind = pass == 0 ? SINEW__JACOBI_ACCUMULATE : SINEW__JACOBI_RESPOND;
+        const int items = sp->items;
+        for (int split = 0; split < 2; ++split) { // one thread first, then the parts
+            sp->items = split ? items : 0;
+            memcpy(p->inv_n, inv_n, sizeof *inv_n * (size_t)n);
+            start_sums(w);
+            sinew__contacts_jacobi(w, kind, 1.5f);
+            if (!split) {
+                memcpy(acc, p->acc, sizeof *acc * (size_t)n);
+                memcpy(pos, p->jacobi_x, sizeof *pos * (size_t)n);
+                memcpy(pos + n, p->jacobi_y, sizeof *pos * (size_t)n);
+            }
+        }
+        assert_true(same_sums(p, acc, pos));
+    }
+    free(acc);
+    free(pos);
+    free(inv_n);
+    sinew_world_destroy(w);
 }
 
 // The parallel search's room is what the arrays hold already, unless the contacts need more: a
@@ -663,6 +733,7 @@ int main(void)
         cmocka_unit_test(clumped_piles_give_the_same_state_at_any_count),
         cmocka_unit_test(bands_that_split_their_contacts_give_the_same_state),
         cmocka_unit_test(jacobi_contacts_split_over_workers_give_the_same_state),
+        cmocka_unit_test(held_parts_are_added_in_contact_order),
         cmocka_unit_test(the_parallel_search_holds_what_one_thread_holds),
         cmocka_unit_test(a_job_beside_one_thread_work_runs_every_item_once),
         cmocka_unit_test(bad_thread_settings_are_refused),
