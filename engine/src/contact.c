@@ -1394,33 +1394,40 @@ SINEW_FORCE_INLINE void add_response(sinew__particles *restrict p, int q, float 
     }
 }
 
-// A whole block of SINEW__LANES contacts from `from` (sharing no movable particle unless
-// Jacobi, whose block adds its changes, times 1 / max(n_i, n_j), to both ends' sums, or holds
-// them as e says).
-SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
-                                           bool jacobi, sinew__ends *e)
+// Jacobi's response of a block in lanes: its ends and the eight changes per lane each end takes
+// (velocity part, then position part: i's x, y, j's x, y), times 1 / max(n_i, n_j) and its share.
+typedef struct jacobi_response8 {
+    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+    float out[8][SINEW__LANES];
+} jacobi_response8;
+
+SINEW__AVX2 static inline __attribute__((always_inline)) void jacobi_response_avx2(const sinew__particles *restrict p,
+                                                                                  const sinew__contacts *restrict k,
+                                                                                  int from, jacobi_response8 *o)
 {
     response8 r;
     response_avx2(p, k, from, &r);
-    if (!jacobi) {
-        response_write_avx2(p->motion, &r);
-        return;
-    }
-    const int32_t *ii = r.ii, *jj = r.jj;
+    memcpy(o->ii, r.ii, sizeof o->ii);
+    memcpy(o->jj, r.jj, sizeof o->jj);
     const __m256 share = _mm256_min_ps(sinew__links_gather8(p->inv_n, &k->l.c[from], false),
                                        sinew__links_gather8(p->inv_n, &k->l.c[from], true));
     const __m256 si = _mm256_mul_ps(r.si, share), sj = _mm256_mul_ps(r.sj, share);
-    const __m256 fx = r.fx, fy = r.fy, vx = r.vx, vy = r.vy;
-    float out[8][SINEW__LANES];
-    _mm256_storeu_ps(out[0], _mm256_mul_ps(si, vx));
-    _mm256_storeu_ps(out[1], _mm256_mul_ps(si, vy));
-    _mm256_storeu_ps(out[2], _mm256_mul_ps(sj, vx));
-    _mm256_storeu_ps(out[3], _mm256_mul_ps(sj, vy));
-    _mm256_storeu_ps(out[4], _mm256_mul_ps(si, fx));
-    _mm256_storeu_ps(out[5], _mm256_mul_ps(si, fy));
-    _mm256_storeu_ps(out[6], _mm256_mul_ps(sj, fx));
-    _mm256_storeu_ps(out[7], _mm256_mul_ps(sj, fy));
-    const unsigned held = sinew__ends_block(e, from / SINEW__LANES);
+    _mm256_storeu_ps(o->out[0], _mm256_mul_ps(si, r.vx));
+    _mm256_storeu_ps(o->out[1], _mm256_mul_ps(si, r.vy));
+    _mm256_storeu_ps(o->out[2], _mm256_mul_ps(sj, r.vx));
+    _mm256_storeu_ps(o->out[3], _mm256_mul_ps(sj, r.vy));
+    _mm256_storeu_ps(o->out[4], _mm256_mul_ps(si, r.fx));
+    _mm256_storeu_ps(o->out[5], _mm256_mul_ps(si, r.fy));
+    _mm256_storeu_ps(o->out[6], _mm256_mul_ps(sj, r.fx));
+    _mm256_storeu_ps(o->out[7], _mm256_mul_ps(sj, r.fy));
+}
+
+// A Jacobi block's changes added to both ends' sums, in lane order (or held, as e says).
+SINEW_FORCE_INLINE void jacobi_response_write(sinew__particles *restrict p, const jacobi_response8 *o, sinew__ends *e,
+                                              unsigned held)
+{
+    const int32_t *ii = o->ii, *jj = o->jj;
+    const float(*out)[SINEW__LANES] = o->out;
     if (held != 0u) { // (subtracting a value is adding its negation, to the bit)
         for (int l = 0; l < SINEW__LANES; ++l) {
             add_response(p, ii[l], -out[0][l], -out[1][l], -out[4][l], -out[5][l], e, sinew__ends_held(held, l, false));
@@ -1440,6 +1447,35 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
         pos_x[jj[l]] += (double)out[6][l];
         pos_y[jj[l]] += (double)out[7][l];
     }
+}
+
+// A whole block of SINEW__LANES contacts from `from` (sharing no movable particle unless
+// Jacobi, whose block adds its changes, times 1 / max(n_i, n_j), to both ends' sums, or holds
+// them as e says).
+SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
+                                           bool jacobi, sinew__ends *e)
+{
+    if (!jacobi) {
+        response8 r;
+        response_avx2(p, k, from, &r);
+        response_write_avx2(p->motion, &r);
+        return;
+    }
+    jacobi_response8 o;
+    jacobi_response_avx2(p, k, from, &o);
+    jacobi_response_write(p, &o, e, sinew__ends_block(e, from / SINEW__LANES));
+}
+
+// Two Jacobi blocks: both computed before either is added (the response only reads the motion
+// records), so that their chains of loads, roots and divisions overlap.
+SINEW__AVX2 static void respond_two_jacobi_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from,
+                                                sinew__ends *e)
+{
+    jacobi_response8 a, b;
+    jacobi_response_avx2(p, k, from, &a);
+    jacobi_response_avx2(p, k, from + SINEW__LANES, &b);
+    jacobi_response_write(p, &a, e, sinew__ends_block(e, from / SINEW__LANES));
+    jacobi_response_write(p, &b, e, sinew__ends_block(e, from / SINEW__LANES + 1));
 }
 
 // Two paired blocks (Gauss-Seidel; see SINEW__BLOCK_FREE_PAIRED): both computed before either is
@@ -1478,6 +1514,11 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
                 const int b = first / SINEW__LANES;
                 if (!jacobi && k->l.block_free[b] == SINEW__BLOCK_FREE_PAIRED && b + 1 < b1) {
                     respond_two_avx2(p, k, from);
+                    first += SINEW__LANES; // (both taken)
+                    continue;
+                }
+                if (jacobi && b + 1 < b1 && first + 2 * SINEW__LANES <= n) {
+                    respond_two_jacobi_avx2(p, k, from, e);
                     first += SINEW__LANES; // (both taken)
                     continue;
                 }
@@ -1560,24 +1601,39 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi)
 // sinew__contacts_count's full blocks in AVX2: in_play of eight contacts at once (the response's
 // loads and test), then each one's 1 or 0 added to both ends in contact order: the same bits.
 // Contacts [first, to) (first a multiple of SINEW__LANES); returns where its partial block starts.
+// in_play of the eight contacts from `from`, into play.
+SINEW__AVX2 static inline __attribute__((always_inline)) void play8(const sinew_world *world, int from,
+                                                                   float play[SINEW__LANES])
+{
+    __m256i i, j;
+    __m256 sum, hi;
+    sinew__links_load8(&world->contacts.l.c[from], &i, &j, &sum, &hi);
+    int32_t ii[SINEW__LANES], jj[SINEW__LANES];
+    _mm256_storeu_si256((__m256i *)ii, i);
+    _mm256_storeu_si256((__m256i *)jj, j);
+    __m256 d[SINEW__LANES];
+    motion_differences8(world->particles.motion, ii, jj, d);
+    const __m256 e2 = _mm256_add_ps(_mm256_mul_ps(d[0], d[0]), _mm256_mul_ps(d[1], d[1]));
+    _mm256_storeu_ps(play, in_play8(d, e2, sum));
+}
+
 SINEW__AVX2 static int count_in_play_avx2(sinew_world *world, int first, int to, sinew__ends *e)
 {
-    const sinew__contacts *k = &world->contacts;
+    const sinew__distance *c = world->contacts.l.c;
     float *restrict inv_n = world->particles.inv_n;
     const int full = first + (to - first) / SINEW__LANES * SINEW__LANES;
-    for (int from = first; from < full; from += SINEW__LANES) {
-        __m256i i, j;
-        __m256 sum, hi;
-        sinew__links_load8(&k->l.c[from], &i, &j, &sum, &hi);
-        int32_t ii[SINEW__LANES], jj[SINEW__LANES];
-        _mm256_storeu_si256((__m256i *)ii, i);
-        _mm256_storeu_si256((__m256i *)jj, j);
-        __m256 d[SINEW__LANES];
-        motion_differences8(world->particles.motion, ii, jj, d);
-        const __m256 e2 = _mm256_add_ps(_mm256_mul_ps(d[0], d[0]), _mm256_mul_ps(d[1], d[1]));
-        float play[SINEW__LANES];
-        _mm256_storeu_ps(play, in_play8(d, e2, sum));
-        sinew__ends_count8(inv_n, &k->l.c[from], play, e, sinew__ends_block(e, from / SINEW__LANES));
+    int from = first;
+    for (; from + 2 * SINEW__LANES <= full; from += 2 * SINEW__LANES) { // two blocks' tests, then their counts
+        float a[SINEW__LANES], b[SINEW__LANES];
+        play8(world, from, a);
+        play8(world, from + SINEW__LANES, b);
+        sinew__ends_count8(inv_n, &c[from], a, e, sinew__ends_block(e, from / SINEW__LANES));
+        sinew__ends_count8(inv_n, &c[from + SINEW__LANES], b, e, sinew__ends_block(e, from / SINEW__LANES + 1));
+    }
+    if (from < full) {
+        float a[SINEW__LANES];
+        play8(world, from, a);
+        sinew__ends_count8(inv_n, &c[from], a, e, sinew__ends_block(e, from / SINEW__LANES));
     }
     return full;
 }

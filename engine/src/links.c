@@ -579,55 +579,83 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, const sinew__links *d
 }
 
 #if SINEW__X86
-// accumulate_all's full blocks of rigid links in AVX2 registers: the ends loaded one by one into
-// vectors, then the eight corrections (solve8's scale, then accumulate_one's factor and products)
-// with the same IEEE operations in the same order; the double sums are added lane by lane, in the
-// portable order, so the same bits. Links [from, to) (from a multiple of SINEW__LANES); returns
-// where its partial block starts.
-SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__links *d, float omega, int from, int to,
-                                             sinew__ends *e)
+// One block's corrections for accumulate_rigid_avx2: the i ends' (ix, iy) and the j ends' (jx,
+// jy), each lane's to be added to (i) or subtracted from (j) its end's sums.
+typedef struct accumulate8 {
+    float ix[SINEW__LANES], iy[SINEW__LANES], jx[SINEW__LANES], jy[SINEW__LANES];
+} accumulate8;
+
+SINEW__AVX2 static inline __attribute__((always_inline)) void accumulate_block_avx2(const sinew_world *world,
+                                                                                   const sinew__distance *cb, __m256 om,
+                                                                                   accumulate8 *out)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w, *restrict inv_n = world->particles.inv_n;
+    __m256i vi, vj;
+    __m256 lo, hi;
+    sinew__links_load8(cb, &vi, &vj, &lo, &hi);
+    const __m256 wi = sinew__links_gather8(w, cb, false), wj = sinew__links_gather8(w, cb, true);
+    __m256 dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
+    __m256 dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
+    const __m256 dist = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
+    const __m256 q = _mm256_max_ps(_mm256_mul_ps(dist, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
+    const __m256 s = _mm256_div_ps(_mm256_sub_ps(dist, sinew__clamp8(dist, lo, hi)), q);
+    // jacobi_factor: omega * (n_i < n_j ? n_i : n_j), which is what min_ps selects.
+    const __m256 inv = _mm256_min_ps(sinew__links_gather8(inv_n, cb, false), sinew__links_gather8(inv_n, cb, true));
+    const __m256 f = _mm256_mul_ps(_mm256_mul_ps(om, inv), s);
+    const __m256 fi = _mm256_mul_ps(wi, f), fj = _mm256_mul_ps(wj, f);
+    _mm256_storeu_ps(out->ix, _mm256_mul_ps(fi, dx));
+    _mm256_storeu_ps(out->iy, _mm256_mul_ps(fi, dy));
+    _mm256_storeu_ps(out->jx, _mm256_mul_ps(fj, dx));
+    _mm256_storeu_ps(out->jy, _mm256_mul_ps(fj, dy));
+}
+
+// A block's corrections added to its ends' sums, in lane order (or held, as e says).
+SINEW_FORCE_INLINE void accumulate_write(sinew__jacobi_sum *restrict acc, const sinew__distance *cb, const accumulate8 *a,
+                                         sinew__ends *e, unsigned held)
+{
+    if (held == 0u) {
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            const int i = cb[l].i, j = cb[l].j;
+            acc[i].dx += (double)a->ix[l];
+            acc[i].dy += (double)a->iy[l];
+            acc[j].dx -= (double)a->jx[l];
+            acc[j].dy -= (double)a->jy[l];
+        }
+        return;
+    }
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        add_sum(acc, cb[l].i, a->ix[l], a->iy[l], e, sinew__ends_held(held, l, false));
+        add_sum(acc, cb[l].j, -a->jx[l], -a->jy[l], e, sinew__ends_held(held, l, true));
+    }
+}
+
+// accumulate_all's full blocks of rigid links in AVX2 registers, two blocks at a time (both
+// computed before either is added, so that their chains of loads, roots and divisions overlap:
+// positions are only read here). The ends are loaded one by one into vectors, then the eight
+// corrections (solve8's scale, then accumulate_one's factor and products) with the same IEEE
+// operations in the same order; the double sums are added lane by lane, in the portable order, so
+// the same bits. Links [from, to) (from a multiple of SINEW__LANES); returns where its partial
+// block starts.
+SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__links *d, float omega, int from, int to,
+                                             sinew__ends *e)
+{
     sinew__jacobi_sum *restrict acc = world->particles.acc;
     const sinew__distance *restrict c = d->c;
     const int full = from + (to - from) / SINEW__LANES * SINEW__LANES;
-    const __m256 om = _mm256_set1_ps(omega), tiny = _mm256_set1_ps(SINEW__TINY);
-    for (int first = from; first < full; first += SINEW__LANES) {
-        const sinew__distance *cb = &c[first];
-        __m256i vi, vj;
-        __m256 lo, hi;
-        sinew__links_load8(cb, &vi, &vj, &lo, &hi);
-        const __m256 wi = sinew__links_gather8(w, cb, false), wj = sinew__links_gather8(w, cb, true);
-        __m256 dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
-        __m256 dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
-        const __m256 dist = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
-        const __m256 q = _mm256_max_ps(_mm256_mul_ps(dist, _mm256_add_ps(wi, wj)), tiny);
-        const __m256 s = _mm256_div_ps(_mm256_sub_ps(dist, sinew__clamp8(dist, lo, hi)), q);
-        // jacobi_factor: omega * (n_i < n_j ? n_i : n_j), which is what min_ps selects.
-        const __m256 inv = _mm256_min_ps(sinew__links_gather8(inv_n, cb, false), sinew__links_gather8(inv_n, cb, true));
-        const __m256 f = _mm256_mul_ps(_mm256_mul_ps(om, inv), s);
-        const __m256 fi = _mm256_mul_ps(wi, f), fj = _mm256_mul_ps(wj, f);
-        float ix[SINEW__LANES], iy[SINEW__LANES], jx[SINEW__LANES], jy[SINEW__LANES];
-        _mm256_storeu_ps(ix, _mm256_mul_ps(fi, dx));
-        _mm256_storeu_ps(iy, _mm256_mul_ps(fi, dy));
-        _mm256_storeu_ps(jx, _mm256_mul_ps(fj, dx));
-        _mm256_storeu_ps(jy, _mm256_mul_ps(fj, dy));
-        const unsigned held = sinew__ends_block(e, first / SINEW__LANES);
-        if (held == 0u) {
-            for (int l = 0; l < SINEW__LANES; ++l) {
-                const int i = cb[l].i, j = cb[l].j;
-                acc[i].dx += (double)ix[l];
-                acc[i].dy += (double)iy[l];
-                acc[j].dx -= (double)jx[l];
-                acc[j].dy -= (double)jy[l];
-            }
-            continue;
-        }
-        for (int l = 0; l < SINEW__LANES; ++l) {
-            add_sum(acc, cb[l].i, ix[l], iy[l], e, sinew__ends_held(held, l, false));
-            add_sum(acc, cb[l].j, -jx[l], -jy[l], e, sinew__ends_held(held, l, true));
-        }
+    const __m256 om = _mm256_set1_ps(omega);
+    int first = from;
+    for (; first + 2 * SINEW__LANES <= full; first += 2 * SINEW__LANES) {
+        accumulate8 a, b;
+        accumulate_block_avx2(world, &c[first], om, &a);
+        accumulate_block_avx2(world, &c[first + SINEW__LANES], om, &b);
+        accumulate_write(acc, &c[first], &a, e, sinew__ends_block(e, first / SINEW__LANES));
+        accumulate_write(acc, &c[first + SINEW__LANES], &b, e, sinew__ends_block(e, first / SINEW__LANES + 1));
+    }
+    if (first < full) {
+        accumulate8 a;
+        accumulate_block_avx2(world, &c[first], om, &a);
+        accumulate_write(acc, &c[first], &a, e, sinew__ends_block(e, first / SINEW__LANES));
     }
     return full;
 }
