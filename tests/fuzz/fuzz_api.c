@@ -31,6 +31,7 @@
 #include <sinew/sinew.h>
 
 #include "snapshot.h" // the engine's internal header: sinew__snapshot_checksum, to re-seal edited buffers
+#include "world_internal.h" // and the world's: the tasks' grain (see make_world)
 
 #ifdef SINEW_FUZZ_REPLAY
 #include <dirent.h>
@@ -1913,6 +1914,12 @@ static bool make_world(state *s, reader *r)
         }
     } else if (world == NULL) {
         fuzz_fail("sinew_world_create returned SINEW_OK and no world");
+    }
+    // With two workers, the stages hand out items 64 times smaller than the engine's (as the
+    // threaded tests do), so that an input's small worlds reach the threaded paths too (Jacobi's
+    // contact parts, the search's bands, the particle passes): the same state at any item size.
+    if ((flags & 128u) != 0u) {
+        world->tasks.grain = 64;
     }
     s->world = world;
     return true;
