@@ -209,6 +209,11 @@ def seeds():
     s['pile_two_workers'] = (world(edits=[[10] + i(8), [11] + i(4)], workers=2)
                              + op('pile', [3], [12, 25], [3] + raw(0.98), [4] + raw(0.49), [0])
                              + step(3) + step(3))
+    # The same pile in Jacobi mode at 4 x 2: its contact passes split over the two workers (the
+    # harness's grain), with held ends at the parts' border.
+    s['pile_two_workers_jacobi'] = (world(edits=[[9] + i(1), [10] + i(4), [11] + i(2)], workers=2)
+                                    + op('pile', [3], [12, 25], [3] + raw(0.98), [4] + raw(0.49), [0])
+                                    + step(3) + step(3))
     s['extreme_dt'] = world() + three_particles() + op('step', [1], [NAN], f(-1.0))
     s['extreme_position'] = world() + particle(0.0, 0.0) + op('particle_set_position', [0], [EXTREME_3E38] + f(0.0))
     return s
