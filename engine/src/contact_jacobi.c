@@ -114,7 +114,11 @@ static bool room_for(sinew_world *world, void **block, size_t *bytes, int *capac
     if (count <= *capacity) {
         return true;
     }
-    const int grown = count + count / 4 + 256;
+    const int64_t want = (int64_t)count + count / 4 + 256;
+    if (want > INT32_MAX) {
+        return false;
+    }
+    const int grown = (int)want;
     void *mem = sinew__alloc(world, size * (size_t)grown);
     if (mem == NULL) {
         return false;
