@@ -1498,8 +1498,6 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
     sinew__motion *restrict motion = p->motion;
     const float *restrict inv_n = p->inv_n;
     const float *restrict share_i = k->share_i, *restrict share_j = k->share_j;
-    sinew__jacobi_sum *restrict acc = p->acc;
-    double *restrict pos_x = p->jacobi_x, *restrict pos_y = p->jacobi_y;
     const int n = k->l.count;
     for (int first = b0 * SINEW__LANES; first < n && first < b1 * SINEW__LANES; first += SINEW__LANES) {
         // A block goes together when its contacts share no movable particle (Jacobi: always); a
@@ -1532,28 +1530,16 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
                 const int i = k->l.c[from + l].i, j = k->l.c[from + l].j;
                 float si = v.play[l] * (k->one_material ? k->one_share : share_i[from + l]);
                 float sj = v.play[l] * (k->one_material ? k->one_share : share_j[from + l]);
-                const unsigned held = jacobi ? sinew__ends_block(e, (from + l) / SINEW__LANES) : 0u;
-                if (jacobi && held != 0u) {
+                if (jacobi) { // (subtracting a value is adding its negation, to the bit)
                     const float share = inv_n[i] < inv_n[j] ? inv_n[i] : inv_n[j];
                     si *= share;
                     sj *= share;
+                    const unsigned held = sinew__ends_block(e, (from + l) / SINEW__LANES);
                     const int lane = (from + l) % SINEW__LANES;
                     add_response(p, i, -(si * v.vx[l]), -(si * v.vy[l]), -(si * v.fx[l]), -(si * v.fy[l]), e,
                                  sinew__ends_held(held, lane, false));
                     add_response(p, j, sj * v.vx[l], sj * v.vy[l], sj * v.fx[l], sj * v.fy[l], e,
                                  sinew__ends_held(held, lane, true));
-                } else if (jacobi) {
-                    const float share = inv_n[i] < inv_n[j] ? inv_n[i] : inv_n[j];
-                    si *= share;
-                    sj *= share;
-                    acc[i].dx -= (double)(si * v.vx[l]);
-                    acc[i].dy -= (double)(si * v.vy[l]);
-                    acc[j].dx += (double)(sj * v.vx[l]);
-                    acc[j].dy += (double)(sj * v.vy[l]);
-                    pos_x[i] -= (double)(si * v.fx[l]);
-                    pos_y[i] -= (double)(si * v.fy[l]);
-                    pos_x[j] += (double)(sj * v.fx[l]);
-                    pos_y[j] += (double)(sj * v.fy[l]);
                 } else {
                     motion[i].x -= si * v.fx[l];
                     motion[i].y -= si * v.fy[l];

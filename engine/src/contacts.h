@@ -241,8 +241,8 @@ void sinew__contacts_count_range(sinew_world *world, int from, int to, sinew__en
 
 // contact_jacobi.c: Jacobi's four passes over the particle contacts (see sinew__contact_split).
 typedef enum sinew__jacobi_pass {
-    SINEW__JACOBI_ACTIVE,     // the count of active contacts (sinew__links_count_active)
-    SINEW__JACOBI_ACCUMULATE, // their corrections, times omega (sinew__links_accumulate)
+    SINEW__JACOBI_ACTIVE,     // the count of active contacts (sinew__links_count_active_range)
+    SINEW__JACOBI_ACCUMULATE, // their corrections, times omega (sinew__links_accumulate_range)
     SINEW__JACOBI_IN_PLAY,    // the count of contacts that respond (sinew__contacts_count)
     SINEW__JACOBI_RESPOND     // the response (sinew__contacts_respond)
 } sinew__jacobi_pass;

@@ -128,7 +128,7 @@ extern const sinew__kind_ops *const sinew__kinds[SINEW_KIND_COUNT];
 
 // distance_jacobi.c
 // Jacobi for the distance constraints, in two passes. sinew__distances_prepare computes each
-// link's step and counts the active ones into inv_n, as sinew__links_count_active does; once every
+// link's step and counts the active ones into inv_n, as sinew__links_count_active_range does; once every
 // kind is counted and inv_n inverted, sinew__distances_gather sums each link's factored step into
 // particles.jacobi_x, jacobi_y at both ends, then moves each particle by its sums (and by acc, which
 // it clears, when `scattered`: other kinds summed into it). sinew__distances_order builds their

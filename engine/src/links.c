@@ -535,46 +535,33 @@ SINEW_FORCE_INLINE void accumulate_one(sinew__jacobi_sum *restrict acc, const fl
 }
 
 // Jacobi reads positions it does not write, so every full block goes through the block path,
-// shared particles or not. Links [from, to) (from a multiple of SINEW__LANES: the AVX2 path took
-// the full blocks before it; to a multiple of it, or the count).
-SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, const sinew__links *d, float inv_h2, float omega, bool soft,
-                                       int from, int to, sinew__ends *e)
+// shared particles or not. Rigid links [from, to) (from a multiple of SINEW__LANES: the AVX2 path
+// took the full blocks before it; to a multiple of it, or the count).
+SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, const sinew__links *d, float omega, int from, int to,
+                                       sinew__ends *e)
 {
     const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w;
     sinew__jacobi_sum *restrict acc = world->particles.acc;
     const float *restrict inv_n = world->particles.inv_n;
     const sinew__distance *restrict c = d->c;
-    const sinew__softness *restrict f = d->soft;
-    float *restrict lambda = d->lambda;
     const int full = from + (to - from) / SINEW__LANES * SINEW__LANES;
     for (int first = from; first < full; first += SINEW__LANES) {
         const unsigned held = sinew__ends_block(e, first / SINEW__LANES);
         block b;
-        float lam[SINEW__LANES];
-        for (int l = 0; l < SINEW__LANES && soft; ++l) {
-            lam[l] = lambda[first + l];
-        }
-        block_solve(&b, &c[first], SOFT_AT(f, first), lam, x, y, w, inv_h2, soft);
+        block_solve(&b, &c[first], NULL, NULL, x, y, w, 0.0f, false); // (rigid: no softness, lambda or inv_h2)
         for (int l = 0; l < SINEW__LANES; ++l) {
             accumulate_one(acc, inv_n, b.i[l], b.j[l], b.wi[l], b.wj[l], b.s[l], b.dx[l], b.dy[l], omega, e, held, l);
-            if (soft) { // lambda takes the part of its step that is applied
-                lambda[first + l] += jacobi_factor(inv_n, b.i[l], b.j[l], omega) * (lam[l] - lambda[first + l]);
-            }
         }
     }
     for (int k = full; k < to; ++k) {
         const int i = c[k].i, j = c[k].j;
         float dx = x[j] - x[i], dy = y[j] - y[i];
         const float d2 = sinew__apart(&dx, &dy);
-        float wi = w[i], wj = w[j];
-        float lam = soft ? lambda[k] : 0.0f;
-        float s = scale_of(&c[k], SOFT_AT(f, k), &lam, d2, wi, wj, inv_h2, soft);
+        const float wi = w[i], wj = w[j];
+        const float s = scale_of(&c[k], NULL, NULL, d2, wi, wj, 0.0f, false);
         accumulate_one(acc, inv_n, i, j, wi, wj, s, dx, dy, omega, e, sinew__ends_block(e, k / SINEW__LANES),
                        k % SINEW__LANES);
-        if (soft) {
-            lambda[k] += jacobi_factor(inv_n, i, j, omega) * (lam - lambda[k]);
-        }
     }
 }
 
@@ -660,7 +647,7 @@ SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__li
     return full;
 }
 
-// sinew__links_count_active's full blocks in AVX2: the eight tests at once (the same squares and
+// sinew__links_count_active_range's full blocks in AVX2: the eight tests at once (the same squares and
 // comparisons), then each link's 1 or 0 added to both ends, in link order (no branch: in a pile
 // whether a contact is active is a coin flip). Links [from, to) (from a multiple of
 // SINEW__LANES); returns where its partial block starts.
@@ -695,16 +682,7 @@ void sinew__links_accumulate_range(sinew_world *world, const sinew__links *l, fl
         from = accumulate_rigid_avx2(world, l, omega, from, to, e);
     }
 #endif
-    accumulate_all(world, l, 0.0f, omega, false, from, to, e); // (AVX2: the partial block; inv_h2 is for soft links)
-}
-
-void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega)
-{
-    if (sinew__links_soft(l)) {
-        accumulate_all(world, l, inv_h2, omega, true, 0, l->count, NULL);
-        return;
-    }
-    sinew__links_accumulate_range(world, l, omega, 0, l->count, NULL);
+    accumulate_all(world, l, omega, from, to, e); // (AVX2: the partial block)
 }
 
 void sinew__links_count_active_range(sinew_world *world, const sinew__links *d, int from, int to, sinew__ends *e)
@@ -725,11 +703,6 @@ void sinew__links_count_active_range(sinew_world *world, const sinew__links *d, 
         sinew__ends_count(n, i, active, e, sinew__ends_held(held, k % SINEW__LANES, false));
         sinew__ends_count(n, j, active, e, sinew__ends_held(held, k % SINEW__LANES, true));
     }
-}
-
-void sinew__links_count_active(sinew_world *world, const sinew__links *d)
-{
-    sinew__links_count_active_range(world, d, 0, d->count, NULL);
 }
 
 // The error statistics keep SINEW__LANES partial results, link k in lane k % SINEW__LANES, and

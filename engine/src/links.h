@@ -63,11 +63,6 @@ enum sinew__block_kind {
     SINEW__BLOCK_FREE_PAIRED = 4
 };
 void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
-// Jacobi: adds each link's correction, times omega / max(n_i, n_j), to both ends' sums.
-void sinew__links_accumulate(sinew_world *world, sinew__links *l, float inv_h2, float omega);
-// Counts, into particles.inv_n (not yet inverted), the links that will correct each particle
-// this iteration: those outside their allowed range.
-void sinew__links_count_active(sinew_world *world, const sinew__links *l);
 
 // Where a Jacobi pass over part of the contacts puts what it would add to a particle that an
 // earlier part also adds to (contact_jacobi.c): such an end is `held`, and its values go to the
@@ -107,9 +102,11 @@ SINEW_FORCE_INLINE void sinew__ends_count8(float *restrict n, const sinew__dista
         sinew__ends_count(n, cb[l].j, a[l], e, sinew__ends_held(held, l, true));
     }
 }
-// Rigid links' Jacobi passes over links [from, to) (from a multiple of SINEW__LANES; to one, or
-// l's count), as sinew__links_accumulate and sinew__links_count_active over all of them; ends
-// NULL or held as `e` says.
+// Jacobi's passes over rigid links [from, to) (from a multiple of SINEW__LANES; to one, or l's
+// count), ends held as `e` says (NULL: none): accumulate adds each link's correction, times
+// omega / max(n_i, n_j), to both ends' sums (particles.acc); count_active counts into
+// particles.inv_n (not yet inverted) the links that will correct each particle this iteration,
+// those outside their allowed range. (The particle contacts' passes: contact_jacobi.c.)
 void sinew__links_accumulate_range(sinew_world *world, const sinew__links *l, float omega, int from, int to, sinew__ends *e);
 void sinew__links_count_active_range(sinew_world *world, const sinew__links *l, int from, int to, sinew__ends *e);
 // Largest error and sum of squared errors of l; returns how many errors are above `beyond`.
