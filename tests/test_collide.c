@@ -1460,7 +1460,7 @@ static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
     assert_null(p->vx0);
     assert_null(p->link_n);
     assert_null(w->distances.order);
-    assert_null(w->distances.runs);
+    assert_null(w->distances.run_start);
     assert_null(w->distances.adj);
     assert_null(w->distances.l.perm);
     assert_null(w->contacts.share_i);

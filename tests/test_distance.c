@@ -428,14 +428,16 @@ static sinew_world *layout_world(bool avx2, bool xpbd, bool pinned, sinew_distan
 static void check_layout(const sinew_world *w)
 {
     const sinew__distances *d = &w->distances;
-    int seen = 0;
-    for (int r = 0; r < d->run_count; ++r) {
-        const sinew__run run = d->runs[r];
+    int seen = 0, runs = 0;
+    sinew__run prev = {0, 0, 0, 0};
+    while (seen < d->l.count) {
+        const sinew__run run = sinew__distances_run(d, seen);
         assert_true(run.count > 0 && run.first == seen);
-        if (r > 0) {
-            const sinew__run prev = d->runs[r - 1];
+        if (runs > 0) { // (a link twice over the same pair starts a run at the last one's end)
             assert_true(prev.offset < run.offset || (prev.offset == run.offset && run.i >= prev.i + prev.count - 1));
         }
+        prev = run;
+        runs += 1;
         for (int k = 0; k < run.count; ++k) {
             const int m = run.first + k;
             const sinew__distance *c = &d->l.c[d->order[m]];
@@ -446,6 +448,7 @@ static void check_layout(const sinew_world *w)
         seen += run.count;
     }
     assert_int_equal(seen, d->l.count);
+    assert_int_equal(runs, d->run_count);
     bool *placed = calloc((size_t)d->l.count, sizeof *placed);
     assert_non_null(placed);
     for (int m = 0; m < d->l.count; ++m) {

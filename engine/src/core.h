@@ -127,6 +127,13 @@ static inline int sinew__ctz(uint32_t v)
 #endif
 }
 
+// Index of the lowest set bit of v, which must not be 0.
+static inline int sinew__ctz64(uint64_t v)
+{
+    const uint32_t low = (uint32_t)v;
+    return low != 0u ? sinew__ctz(low) : 32 + sinew__ctz((uint32_t)(v >> 32));
+}
+
 // Records the detail message and returns the status, for one-line error exits.
 sinew_status sinew__fail(const sinew_world *world, sinew_status status, const char *detail);
 

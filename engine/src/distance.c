@@ -44,7 +44,7 @@ static int group_fields(sinew__distances *d, int g, sinew__field *f)
         F(order, sizeof(uint32_t));
         F(jlo, sizeof(float));
         F(jhi, sizeof(float));
-        F(runs, sizeof(sinew__run));
+        f[n++] = (sinew__field){(void **)&d->run_start, sizeof(uint64_t), true, 64, false, NULL}; // a bit a link
         F(by_i, sizeof(uint32_t));
         F(step_x, sizeof(float)); // scratch of a Jacobi iteration
         F(step_y, sizeof(float));

@@ -55,23 +55,60 @@ void sinew__distances_order(sinew_world *world)
     if (np > 0) {
         memset(p->acc, 0, sizeof(sinew__jacobi_sum) * (size_t)np);
     }
-    // Runs: links of one offset whose first particles follow one another.
-    sinew__run *restrict runs = d->runs;
-    int run_count = 0;
+    // Runs: links of one offset whose first particles follow one another. Only where each starts
+    // is kept, a bit a place: a run's first particle and offset are its first link's.
+    uint64_t *restrict start = d->run_start;
+    memset(start, 0, sizeof(uint64_t) * ((size_t)count / 64u + 1u));
+    int run_count = 0, last_i = 0, last_offset = 0;
     for (int m = 0; m < count; ++m) {
         const sinew__distance *l = &c[order[m]];
         d->jlo[m] = l->lo;
         d->jhi[m] = l->hi;
-        sinew__run *last = run_count > 0 ? &runs[run_count - 1] : NULL;
-        if (last != NULL && l->j - l->i == last->offset && l->i == last->i + last->count) {
-            last->count += 1;
-        } else {
-            runs[run_count++] = (sinew__run){m, 1, l->i, l->j - l->i};
+        if (m == 0 || l->j - l->i != last_offset || l->i != last_i + 1) {
+            start[m / 64] |= 1ull << (m % 64);
+            run_count += 1;
         }
+        last_i = l->i;
+        last_offset = l->j - l->i;
     }
     d->run_count = run_count;
     d->order_dirty = false;
     build_segments(world);
+}
+
+// The first place after m where a run starts, or the link count.
+static int next_run_start(const sinew__distances *d, int m)
+{
+    const int n = d->l.count;
+    const int from = m + 1;
+    if (from >= n) {
+        return n;
+    }
+    int w = from / 64;
+    uint64_t bits = d->run_start[w] & (~0ull << (from % 64));
+    const int words = (n + 63) / 64;
+    while (bits == 0u) {
+        if (++w >= words) {
+            return n;
+        }
+        bits = d->run_start[w];
+    }
+    const int at = w * 64 + sinew__ctz64(bits);
+    return at < n ? at : n;
+}
+
+// The run that starts at place m without its count (what the threads' segments need).
+SINEW_FORCE_INLINE sinew__run run_head(const sinew__distances *d, int m)
+{
+    const sinew__distance *l = &d->l.c[d->order[m]];
+    return (sinew__run){m, 0, l->i, l->j - l->i};
+}
+
+sinew__run sinew__distances_run(const sinew__distances *d, int m)
+{
+    sinew__run run = run_head(d, m);
+    run.count = next_run_start(d, m) - m;
+    return run;
 }
 
 // Links per chunk of a run. A chunk's loops read and write contiguous arrays through restrict
@@ -129,9 +166,11 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
     sinew__distances *d = &world->distances;
     const sinew__softness *f = d->l.soft;
     const float *lambda = d->l.lambda;
-    for (int r = 0; r < d->run_count; ++r) {
-        for (int k0 = 0; k0 < d->runs[r].count; k0 += SINEW__CHUNK) {
-            const sinew__chunk ch = chunk_of(d->runs[r], k0);
+    for (int m = 0; m < d->l.count;) {
+        const sinew__run run = sinew__distances_run(d, m);
+        m += run.count;
+        for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
+            const sinew__chunk ch = chunk_of(run, k0);
             const int len = ch.len, m0 = ch.m0, i0 = ch.i0, j0 = ch.j0;
             float stiffness[SINEW__CHUNK], compliance[SINEW__CHUNK], active[SINEW__CHUNK];
             for (int l = 0; l < len && soft; ++l) {
@@ -225,9 +264,11 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scatter
     sinew__particles *p = &world->particles;
     const sinew__distances *d = &world->distances;
     float *restrict lambda = d->l.lambda;
-    for (int r = 0; r < d->run_count; ++r) {
-        for (int k0 = 0; k0 < d->runs[r].count; k0 += SINEW__CHUNK) {
-            const sinew__chunk ch = chunk_of(d->runs[r], k0);
+    for (int m = 0; m < d->l.count;) {
+        const sinew__run run = sinew__distances_run(d, m);
+        m += run.count;
+        for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
+            const sinew__chunk ch = chunk_of(run, k0);
             const int len = ch.len, m0 = ch.m0, i0 = ch.i0, j0 = ch.j0;
             float t[SINEW__CHUNK], tx[SINEW__CHUNK], ty[SINEW__CHUNK];
             gather_chunk(len, &p->inv_n[i0], &p->inv_n[j0], &d->step_x[m0], &d->step_y[m0], &p->jacobi_x[i0],
@@ -258,7 +299,7 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scatter
 #define ITEM_PARTICLES_MIN 32
 #define SPREAD_ITEMS 16         // fewer particle items run on one thread (four barriers an iteration:
                                 // measured, a 100 x 100 cloth ran 5% slower at two workers, 128 x 128 20% faster)
-#define SEGMENT 5               // uint32 per segment: run, ia, ib, ja, jb
+#define SEGMENT 5               // uint32 per segment: the run's first place, ia, ib, ja, jb
 
 static int item_particles(const sinew_world *world)
 {
@@ -289,15 +330,16 @@ static int run_items(sinew__run r, int item, int lo[2], int hi[2])
 // Counts (seg NULL) or writes the segments of every run, item by item, in run order.
 static void run_segments(const sinew__distances *d, int item, uint32_t *start, uint32_t *seg)
 {
-    for (int r = 0; r < d->run_count; ++r) {
-        const sinew__run run = d->runs[r];
+    for (int m = 0; m < d->l.count;) {
+        const sinew__run run = sinew__distances_run(d, m);
+        m += run.count;
         int lo[2], hi[2];
         const int n = run_items(run, item, lo, hi);
         for (int v = 0; v < n; ++v) {
             for (int P = lo[v]; P <= hi[v]; ++P) {
                 if (seg != NULL) {
                     uint32_t *s = &seg[SEGMENT * (size_t)start[P]];
-                    s[0] = (uint32_t)r;
+                    s[0] = (uint32_t)run.first;
                     s[1] = (uint32_t)clamp_int(P * item - run.i, 0, run.count);
                     s[2] = (uint32_t)clamp_int((P + 1) * item - run.i, 0, run.count);
                     s[3] = (uint32_t)clamp_int(P * item - run.i - run.offset, 0, run.count);
@@ -372,7 +414,7 @@ typedef struct piece {
 // each chunk the i ends before the j ends (with `j_ends` false, only the i ends). Returns how many.
 SINEW_FORCE_INLINE int segment_pieces(const sinew__distances *d, const uint32_t *g, bool j_ends, piece *out)
 {
-    const sinew__run run = d->runs[g[0]];
+    const sinew__run run = run_head(d, (int)g[0]);
     const int ia = (int)g[1], ib = (int)g[2], ja = j_ends ? (int)g[3] : 0, jb = j_ends ? (int)g[4] : 0;
     int ci = ia < ib ? ia / SINEW__CHUNK : INT32_MAX, cj = ja < jb ? ja / SINEW__CHUNK : INT32_MAX, n = 0;
     while (ci != INT32_MAX || cj != INT32_MAX) {

@@ -19,7 +19,9 @@ typedef struct sinew__distances {
     // (see sinew__distances_prepare). Rebuilt when order_dirty. SINEW__NEED_JACOBI.
     uint32_t *order;        // place m -> link k
     float *jlo, *jhi;       // the allowed lengths
-    sinew__run *runs;       // run_count of them (at most one per link)
+    // Where the runs start: bit m % 64 of word m / 64 is set when a run starts at place m (the
+    // runs are read through sinew__distances_run); bits from l.count on are clear.
+    uint64_t *run_start;
     int run_count;
     // Scratch of sinew__distances_order, then the threaded passes' table (distance_jacobi.c):
     // which runs reach each item of seg_item particles (seg_item 0: no table, one thread).
@@ -134,6 +136,8 @@ extern const sinew__kind_ops *const sinew__kinds[SINEW_KIND_COUNT];
 // it clears, when `scattered`: other kinds summed into it). sinew__distances_order builds their
 // layout: runs of links with consecutive particles at both ends.
 void sinew__distances_order(sinew_world *world);
+// The run of Jacobi's layout that starts at place m (a place whose run_start bit is set).
+sinew__run sinew__distances_run(const sinew__distances *d, int m);
 void sinew__distances_prepare(sinew_world *world, float inv_h2);
 void sinew__distances_gather(sinew_world *world, float omega, bool scattered);
 
