@@ -608,6 +608,105 @@ static void links_made_in_any_order_are_regrouped_into_independent_blocks(void *
     sinew_world_destroy(w);
 }
 
+
+// A link's tear ratio, strain and user data live in arrays of their own, made when a first link
+// needs them: until then no memory, and every link reads 0, 1 and NULL. Making them keeps every
+// link's values; a failed allocation refuses the call and changes nothing; a snapshot's load makes
+// only those its links use, and saves again to the same bytes.
+static void tear_and_user_data_arrays_are_made_when_first_needed(void **state)
+{
+    (void)state;
+    counting_allocator ca;
+    sinew_world_def def = sinew_default_world_def();
+    def.allocator = counting_allocator_make(&ca);
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    sinew_particle_id p[6];
+    for (int k = 0; k < 6; ++k) {
+        p[k] = make_particle(w, (float)k, 0.0f, 1.0f);
+    }
+    sinew_distance_id links[5];
+    sinew_distance_def dd = sinew_default_distance_def();
+    for (int k = 0; k < 4; ++k) {
+        dd.a = p[k];
+        dd.b = p[k + 1];
+        assert_int_equal(sinew_distance_create(w, &dd, &links[k]), SINEW_OK);
+    }
+    const sinew__distances *d = &w->distances;
+    assert_null(d->tear);
+    assert_null(d->strain);
+    assert_null(d->user_data);
+    const size_t plain = w->distances.store.block_bytes;
+    step_world(w, 3);
+    sinew_distance_def got;
+    assert_int_equal(sinew_distance_get(w, links[1], &got), SINEW_OK);
+    assert_true(got.tear_ratio == 0.0f && got.user_data == NULL);
+    assert_null(sinew_distance_user_data(w, links[1]));
+
+    // A failed allocation: refused, nothing changed.
+    int tag = 7;
+    ca.fail_after = (int64_t)ca.allocs;
+    assert_int_equal(sinew_distance_set_user_data(w, links[2], &tag), SINEW_ERR_OUT_OF_MEMORY);
+    got.tear_ratio = 2.0f;
+    assert_int_equal(sinew_distance_set(w, links[1], &got), SINEW_ERR_OUT_OF_MEMORY);
+    dd.a = p[4];
+    dd.b = p[5];
+    dd.user_data = &tag;
+    assert_int_equal(sinew_distance_create(w, &dd, &links[4]), SINEW_ERR_OUT_OF_MEMORY);
+    assert_int_equal(sinew_world_distance_count(w), 4);
+    assert_null(d->tear);
+    assert_null(d->user_data);
+    assert_int_equal(d->tearable, 0);
+    ca.fail_after = -1;
+
+    // Made: the other links keep their values.
+    assert_int_equal(sinew_distance_set_user_data(w, links[2], &tag), SINEW_OK);
+    assert_non_null(d->user_data);
+    assert_null(d->tear);
+    assert_ptr_equal(sinew_distance_user_data(w, links[2]), &tag);
+    assert_null(sinew_distance_user_data(w, links[0]));
+    assert_int_equal(sinew_distance_set(w, links[1], &got), SINEW_OK);
+    assert_non_null(d->tear);
+    assert_true(w->distances.store.block_bytes > plain);
+    for (int k = 0; k < 4; ++k) {
+        const int i = sinew__store_lookup(&d->store, links[k].index1, links[k].generation);
+        assert_true(d->tear[i] == (k == 1 ? 2.0f : 0.0f));
+        assert_true(d->strain[i] == 1.0f);
+        assert_int_equal(sinew_distance_get(w, links[k], &got), SINEW_OK);
+        assert_true(got.tear_ratio == (k == 1 ? 2.0f : 0.0f));
+    }
+    assert_int_equal(d->tearable, 1);
+    step_world(w, 3);
+
+    // Loads make what the links use, and save to the same bytes.
+    for (int round = 0; round < 2; ++round) {
+        const size_t size = sinew_world_save_size(w);
+        unsigned char *a = malloc(size), *b = malloc(size);
+        assert_non_null(a);
+        assert_non_null(b);
+        size_t wrote = 0, again = 0;
+        assert_int_equal(sinew_world_save(w, a, size, &wrote), SINEW_OK);
+        sinew_world *loaded = NULL;
+        assert_int_equal(sinew_world_load(a, wrote, NULL, &loaded), SINEW_OK);
+        assert_true((loaded->distances.tear != NULL) == (round == 0));
+        assert_true((loaded->distances.user_data != NULL) == (round == 0));
+        assert_int_equal(sinew_world_save(loaded, b, size, &again), SINEW_OK);
+        assert_int_equal(again, wrote);
+        assert_memory_equal(a, b, wrote);
+        sinew_world_destroy(loaded);
+        free(a);
+        free(b);
+        // Without a tear ratio (the strain back at 1) and user data, the next load has neither.
+        got.tear_ratio = 0.0f;
+        assert_int_equal(sinew_distance_set(w, links[1], &got), SINEW_OK);
+        const int i = sinew__store_lookup(&d->store, links[1].index1, links[1].generation);
+        w->distances.strain[i] = 1.0f;
+        assert_int_equal(sinew_distance_set_user_data(w, links[2], NULL), SINEW_OK);
+    }
+    sinew_world_destroy(w);
+    assert_int_equal(ca.live_bytes, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -624,6 +723,7 @@ int main(void)
         cmocka_unit_test(jacobi_avx2_and_portable_kernels_agree),
         cmocka_unit_test(link_forces_read_the_tension_and_change_nothing),
         cmocka_unit_test(links_made_in_any_order_are_regrouped_into_independent_blocks),
+        cmocka_unit_test(tear_and_user_data_arrays_are_made_when_first_needed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,9 +23,10 @@ static int distance_fields(void *kind, sinew__field *f)
     f[2] = (sinew__field){(void **)&d->l.lambda, sizeof(float), true, 1, false, NULL};
     f[3] = (sinew__field){(void **)&d->l.block_free, sizeof(uint8_t), true, SINEW__LANES, false, NULL}; // refreshed on change
     f[4] = (sinew__field){(void **)&d->mode, sizeof(uint8_t), false, 1, false, NULL};
-    f[5] = (sinew__field){(void **)&d->tear, sizeof(float), false, 1, false, NULL};
-    f[6] = (sinew__field){(void **)&d->strain, sizeof(float), false, 1, false, NULL};
-    f[7] = (sinew__field){(void **)&d->user_data, sizeof(void *), false, 1, false, NULL};
+    static const float unstrained = 1.0f;
+    f[5] = (sinew__field){(void **)&d->tear, sizeof(float), false, 1, !d->with_tears, NULL};
+    f[6] = (sinew__field){(void **)&d->strain, sizeof(float), false, 1, !d->with_tears, &unstrained};
+    f[7] = (sinew__field){(void **)&d->user_data, sizeof(void *), false, 1, !d->with_user_data, NULL};
     f[8] = (sinew__field){(void **)&d->l.span, sizeof(uint32_t), true, SINEW__LANES, false, NULL}; // spans of independent blocks
     return 9;
 }
@@ -198,6 +199,27 @@ static sinew_status check_params(const sinew_world *world, const sinew_distance_
     return SINEW_OK;
 }
 
+// Makes the optional arrays exist (tears: tear and strain; user_data), holding every link's
+// value (0, 1 and NULL). On failure (OUT_OF_MEMORY) nothing changes.
+static sinew_status with_arrays(sinew_world *world, bool tears, bool user_data)
+{
+    sinew__distances *d = &world->distances;
+    const bool had_tears = d->with_tears, had_user_data = d->with_user_data;
+    if ((!tears || had_tears) && (!user_data || had_user_data)) {
+        return SINEW_OK;
+    }
+    d->with_tears = had_tears || tears;
+    d->with_user_data = had_user_data || user_data;
+    const sinew_status s = sinew__store_refit(world, &d->store, d, distance_fields, d->l.count);
+    if (s != SINEW_OK) {
+        d->with_tears = had_tears;
+        d->with_user_data = had_user_data;
+    }
+    return s;
+}
+
+static float tear_of(const sinew__distances *d, int k) { return d->with_tears ? d->tear[k] : 0.0f; }
+
 // Room for `needed` tear events, so that tearing inside a step allocates nothing.
 static sinew_status reserve_tears(sinew_world *world, int needed)
 {
@@ -254,15 +276,22 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
     if (def->tear_ratio > 0.0f && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: growing the tear list failed");
     }
+    if (with_arrays(world, def->tear_ratio > 0.0f, def->user_data != NULL) != SINEW_OK) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_create: allocating the tear or user data arrays failed");
+    }
     const int k = d->l.count;
     sinew_distance_id id;
     sinew__store_push(&d->store, &d->l.count, &id.index1, &id.generation);
     if (out != NULL) {
         *out = id;
     }
-    d->user_data[k] = def->user_data;
-    d->tear[k] = def->tear_ratio;
-    d->strain[k] = 1.0f;
+    if (d->with_user_data) {
+        d->user_data[k] = def->user_data;
+    }
+    if (d->with_tears) {
+        d->tear[k] = def->tear_ratio;
+        d->strain[k] = 1.0f;
+    }
     d->tearable += def->tear_ratio > 0.0f;
     d->l.c[k] = c;
     d->l.soft[k] = soft;
@@ -277,7 +306,7 @@ sinew_status sinew_distance_create(sinew_world *world, const sinew_distance_def 
 static void remove_at(sinew_world *world, int k)
 {
     sinew__distances *d = &world->distances;
-    d->tearable -= d->tear[k] > 0.0f;
+    d->tearable -= tear_of(d, k) > 0.0f;
     d->l.soft_count -= is_soft(d->l.soft[k]);
     const int last = d->l.count - 1;
     sinew__store_remove(&d->store, d, distance_fields, &d->l.count, k);
@@ -320,10 +349,10 @@ sinew_status sinew_distance_get(const sinew_world *world, sinew_distance_id id, 
     out->b = sinew_particle_id_at(world, c->j);
     out->mode = (sinew_distance_mode)world->distances.mode[k];
     out->rest = out->mode == SINEW_DISTANCE_MAX_ONLY ? c->hi : c->lo;
-    out->tear_ratio = world->distances.tear[k];
+    out->tear_ratio = tear_of(&world->distances, k);
     out->stiffness = world->distances.l.soft[k].stiffness;
     out->compliance = world->distances.l.soft[k].compliance;
-    out->user_data = world->distances.user_data[k];
+    out->user_data = world->distances.with_user_data ? world->distances.user_data[k] : NULL;
     return SINEW_OK;
 }
 
@@ -343,14 +372,19 @@ sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const 
     if (s != SINEW_OK) {
         return s;
     }
-    if (def->tear_ratio > 0.0f && !(d->tear[k] > 0.0f) && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
+    if (def->tear_ratio > 0.0f && !(tear_of(d, k) > 0.0f) && reserve_tears(world, d->tearable + 1) != SINEW_OK) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_set: growing the tear list failed");
     }
+    if (with_arrays(world, def->tear_ratio > 0.0f, false) != SINEW_OK) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_set: allocating the tear arrays failed");
+    }
     d->l.soft_count += is_soft(soft) - is_soft(d->l.soft[k]);
-    d->tearable += (def->tear_ratio > 0.0f) - (d->tear[k] > 0.0f);
+    d->tearable += (def->tear_ratio > 0.0f) - (tear_of(d, k) > 0.0f);
     d->l.c[k] = c;
     d->l.soft[k] = soft;
-    d->tear[k] = def->tear_ratio;
+    if (d->with_tears) {
+        d->tear[k] = def->tear_ratio;
+    }
     d->mode[k] = (uint8_t)def->mode;
     d->order_dirty = true; // Jacobi's layout holds lo and hi
     return SINEW_OK;
@@ -612,7 +646,7 @@ sinew_distance_id sinew_distance_id_at(const sinew_world *world, int index)
 void *sinew_distance_user_data(const sinew_world *world, sinew_distance_id id)
 {
     const int k = world != NULL ? sinew__store_lookup(&world->distances.store, id.index1, id.generation) : -1;
-    return k >= 0 ? world->distances.user_data[k] : NULL;
+    return k >= 0 && world->distances.with_user_data ? world->distances.user_data[k] : NULL;
 }
 
 sinew_status sinew_distance_set_user_data(sinew_world *world, sinew_distance_id id, void *user_data)
@@ -624,7 +658,12 @@ sinew_status sinew_distance_set_user_data(sinew_world *world, sinew_distance_id 
     if (k < 0) {
         return sinew__fail(world, SINEW_ERR_INVALID_ID, "sinew_distance_set_user_data: stale or null id");
     }
-    world->distances.user_data[k] = user_data;
+    if (with_arrays(world, false, user_data != NULL) != SINEW_OK) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_MEMORY, "sinew_distance_set_user_data: allocating the user data array failed");
+    }
+    if (world->distances.with_user_data) {
+        world->distances.user_data[k] = user_data;
+    }
     return SINEW_OK;
 }
 
@@ -651,11 +690,29 @@ static bool distance_ok(const sinew_world *world, const sinew__distances *d, int
     return ends && range && soft && tear && d->mode[k] <= (uint8_t)SINEW_DISTANCE_MIN_ONLY;
 }
 
+// After a snapshot's load (which makes the optional arrays): drops those that hold only the value
+// every link has without them (no tear ratio and a strain of 1; no user data).
+static void drop_unused_arrays(sinew_world *world)
+{
+    sinew__distances *d = &world->distances;
+    bool tears = false, user_data = false;
+    for (int k = 0; k < d->l.count; ++k) {
+        tears |= d->tear[k] != 0.0f || d->strain[k] != 1.0f;
+        user_data |= d->user_data[k] != NULL;
+    }
+    d->with_tears = tears;
+    d->with_user_data = user_data;
+    if (sinew__store_refit(world, &d->store, d, distance_fields, d->l.count) != SINEW_OK) {
+        d->with_tears = d->with_user_data = true; // (they stay as loaded)
+    }
+}
+
 static bool distances_load(sinew_world *world, sinew__reader *r)
 {
     sinew__distances *d = &world->distances;
     const int most = world->max_constraints > 0 ? world->max_constraints : INT32_MAX / 2;
     const uint32_t regroup = sinew__get_u32(r);
+    d->with_tears = d->with_user_data = true; // (see drop_unused_arrays)
     if (!sinew__expect(r, regroup <= 1u, "snapshot: a distance flag is out of range") ||
         !sinew__store_load(r, world, &d->store, d, distance_fields, &d->l.count, most)) {
         return false;
@@ -674,6 +731,7 @@ static bool distances_load(sinew_world *world, sinew__reader *r)
     if (s != SINEW_OK) {
         return sinew__reader_fail(r, s, "snapshot: allocating the tear list failed");
     }
+    drop_unused_arrays(world);
     d->adj_dirty = d->order_dirty = d->blocks_dirty = true;
     d->colour_dirty = regroup != 0u;
     return true;

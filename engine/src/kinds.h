@@ -28,15 +28,19 @@ typedef struct sinew__distances {
     uint32_t *by_i;
     int seg_item, seg_particles; // built for that item size and particle count
     float *step_x, *step_y, *step_lambda, *active; // scratch of an iteration
-    float *tear;            // tear ratio, 0 = never
-    float *strain;          // length / rest, smoothed over steps (tearable ones)
+    // Optional arrays, made when first needed (see with_arrays in distance.c): until then NULL,
+    // and every link holds the value in brackets. A cloth that never tears and has no user data
+    // saves 16 bytes a link.
+    float *tear;            // tear ratio, 0 = never (0): from the first tear ratio set on
+    float *strain;          // length / rest, smoothed over steps (tearable ones; 1): with tear
+    bool with_tears, with_user_data;
     int tearable;           // how many have a tear ratio
     bool adj_dirty;         // adj must be rebuilt before the next contact search
     bool order_dirty;       // links changed since Jacobi's layout was built
     bool blocks_dirty;      // a weight changed: the block flags must be recomputed before a sweep
     bool colour_dirty;      // links were made or removed: regroup them (sinew__distances_colour)
     bool forces_kept;       // the last sub-step ran the soft kernels: lambda holds the forces
-    void **user_data;       // returned by sinew_distance_user_data (cold)
+    void **user_data;       // returned by sinew_distance_user_data (cold; NULL): from the first set
 } sinew__distances;
 
 // Area constraints: a ring of particles (indices in the shared pool) keeps a signed area.

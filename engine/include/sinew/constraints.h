@@ -59,14 +59,15 @@ SINEW_API bool sinew_distance_is_valid(const sinew_world *world, sinew_distance_
 /// The constraint's user data, or NULL for an invalid id.
 SINEW_API void *sinew_distance_user_data(const sinew_world *world, sinew_distance_id id);
 
-/// Sets the user data sinew_distance_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID.
+/// Sets the user data sinew_distance_user_data returns. Errors: NULL_ARGUMENT, INVALID_ID,
+/// OUT_OF_MEMORY (the first non-NULL user data makes an array for every constraint).
 SINEW_API sinew_status sinew_distance_set_user_data(sinew_world *world, sinew_distance_id id, void *user_data);
 
 /// Reads a distance constraint back (rest is the resolved length). Errors: NULL_ARGUMENT, INVALID_ID.
 SINEW_API sinew_status sinew_distance_get(const sinew_world *world, sinew_distance_id id, sinew_distance_def *out);
 
-/// Changes rest length, mode, stiffness and compliance (the particles a and b and the user data in
-/// `def` are ignored). Same errors as create; on error nothing changes.
+/// Changes rest length, mode, stiffness, compliance and tear ratio (the particles a and b and the
+/// user data in `def` are ignored). Same errors as create; on error nothing changes.
 SINEW_API sinew_status sinew_distance_set(sinew_world *world, sinew_distance_id id, const sinew_distance_def *def);
 
 /// The current distance between the constraint's two particles, metres. Errors: NULL_ARGUMENT,
