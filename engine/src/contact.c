@@ -536,6 +536,35 @@ static void swap_found(sinew__contacts *k)
     k->l.c = found;
 }
 
+// Grows the arrays to room for `needed` contacts, to the capacity reserve's steps of an eighth
+// would reach, in one step, keeping the first `keep` entries of `found` only: l.c and its block
+// flags and spans hold nothing yet (a search is under way), and copying them would double the
+// copy. On failure nothing changes.
+static void grow_keeping_found(sinew_world *world, int keep, int needed)
+{
+    sinew__contacts *k = &world->contacts;
+    sinew__distance *c = k->l.c;
+    uint8_t *block_free = k->l.block_free;
+    uint32_t *span = k->l.span;
+    const int count = k->l.count;
+    k->l.c = NULL; // (a NULL array is not copied: it comes out zero)
+    k->l.block_free = NULL;
+    k->l.span = NULL;
+    k->l.count = keep;
+    int grown = k->capacity;
+    while (grown < needed) {
+        grown += grown / 8 + 16;
+    }
+    if (contacts_resize(world, grown) != SINEW_OK) {
+        k->l.c = c;
+        k->l.block_free = block_free;
+        k->l.span = span;
+    } else {
+        k->band_growths += 1;
+    }
+    k->l.count = count;
+}
+
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
 #define SEARCH_PARALLEL_MIN 8192  // particles under which the search runs on one thread (see docs/threads.md)
 
@@ -750,6 +779,10 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, boo
     int64_t total = 0;
     for (int b = 0; b < bands; ++b) {
         total += t.end[b] - t.first[b] + t.tail[b];
+    }
+    if (tails_ok && total > k->capacity && total <= INT32_MAX / 4) {
+        // Every contact is counted: the arrays grow once, to hold them all, keeping the stretches.
+        grow_keeping_found(world, t.first[bands], (int)total);
     }
     if (tails_ok && total <= k->capacity) {
         // Every band's kept ones, then every band's waiting ones, in band order, into l.c (each

@@ -66,9 +66,10 @@ typedef struct sinew__contacts {
     float band_share[SINEW__SEARCH_BANDS_MAX];
     // For the tests: searches whose bands split their contacts too (all fit their rooms or were
     // counted in time), of those the ones where some bands outgrew their rooms (their tails were
-    // scanned over the workers), searches that went on on one thread past an outgrown band, and
-    // searches whose spans came from the colours (not from a scan).
-    int64_t band_splits, tail_splits, serial_tails, colour_spans;
+    // scanned over the workers) and the ones that first grew the arrays to hold them all, searches
+    // that went on on one thread past an outgrown band, and searches whose spans came from the
+    // colours (not from a scan).
+    int64_t band_splits, tail_splits, band_growths, serial_tails, colour_spans;
     sinew__contact_split split; // Jacobi, with workers
 } sinew__contacts;
 

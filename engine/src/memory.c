@@ -35,24 +35,35 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
     if (mem == NULL) {
         return SINEW_ERR_OUT_OF_MEMORY;
     }
-    memset(mem, 0, total);
-    uintptr_t cursor = ((uintptr_t)mem + (SINEW__ALIGN - 1u)) & ~(uintptr_t)(SINEW__ALIGN - 1u);
+    // Every byte is written once: an array's kept entries copied, the rest zeroed (or filled), and
+    // the gaps between arrays zeroed (a grown contact array is mostly copy: zeroing it all first
+    // wrote it twice).
+    const uintptr_t base = (uintptr_t)mem;
+    uintptr_t cursor = (base + (SINEW__ALIGN - 1u)) & ~(uintptr_t)(SINEW__ALIGN - 1u);
+    memset(mem, 0, (size_t)(cursor - base));
     for (int f = 0; f < field_count; ++f) {
         if (fields[f].absent) {
             *fields[f].ptr = NULL;
             continue;
         }
-        void *dst = (void *)cursor;
+        unsigned char *dst = (unsigned char *)cursor;
+        const size_t room = fields[f].size * sinew__field_entries(&fields[f], new_capacity);
+        size_t kept = 0u;
         if (*fields[f].ptr != NULL && count > 0) {
-            memcpy(dst, *fields[f].ptr, fields[f].size * sinew__field_entries(&fields[f], count));
+            kept = fields[f].size * sinew__field_entries(&fields[f], count);
+            memcpy(dst, *fields[f].ptr, kept);
         } else if (*fields[f].ptr == NULL && fields[f].fill != NULL) { // an absent array made present
             for (size_t e = 0, n = sinew__field_entries(&fields[f], new_capacity); e < n; ++e) {
-                memcpy((unsigned char *)dst + e * fields[f].size, fields[f].fill, fields[f].size);
+                memcpy(dst + e * fields[f].size, fields[f].fill, fields[f].size);
             }
+            kept = room;
         }
+        const size_t span = align_up(room);
+        memset(dst + kept, 0, span - kept);
         *fields[f].ptr = dst;
-        cursor += align_up(fields[f].size * sinew__field_entries(&fields[f], new_capacity));
+        cursor += span;
     }
+    memset((void *)cursor, 0, (size_t)(base + total - cursor));
     sinew__free(world, *block, *block_bytes);
     *block = mem;
     *block_bytes = total;
