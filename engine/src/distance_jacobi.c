@@ -256,10 +256,10 @@ SINEW_FORCE_INLINE void apply_sums(sinew__particles *p, int q0, int q1, float om
 }
 
 // Once every kind is counted and inv_n inverted: each link adds its term min(1 / n_i, 1 / n_j)
-// s (xj - xi) to the sums of its i end and subtracts it from those of its j end, then each
-// particle moves by its sums times omega and its weight. Sums are kept in double: a handful of
+// s (xj - xi) to the sums of its i end and subtracts it from those of its j end (then each
+// particle moves by its sums times omega and its weight: apply_sums, a particle pass). Sums are kept in double: a handful of
 // float terms add up exactly, so the result does not depend on the order the links were made in.
-SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scattered, bool soft)
+SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool soft)
 {
     sinew__particles *p = &world->particles;
     const sinew__distances *d = &world->distances;
@@ -280,7 +280,6 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool scatter
             subtract_terms(len, &p->jacobi_x[j0], &p->jacobi_y[j0], tx, ty);
         }
     }
-    apply_sums(p, 0, p->count, omega, scattered);
 }
 
 // Threads. With workers, each pass runs in two stages over items of consecutive particles, with
@@ -529,14 +528,24 @@ SINEW_FORCE_INLINE void prepare_kernel(sinew_world *world, float inv_h2)
     }
 }
 
-SINEW_FORCE_INLINE void gather_kernel(sinew_world *world, float omega, bool scattered)
+SINEW_FORCE_INLINE void gather_kernel(sinew_world *world, float omega)
 {
     if (sinew__links_soft(&world->distances.l)) {
-        gather_all(world, omega, scattered, true);
-    } else if (scattered) {
-        gather_all(world, omega, true, false);
+        gather_all(world, omega, true);
     } else {
-        gather_all(world, omega, false, false);
+        gather_all(world, omega, false);
+    }
+}
+
+// apply_sums over items of particles (see sinew__particles_for), with or without acc.
+SINEW_FORCE_INLINE void apply_items(const jacobi_task *t, int start, int end)
+{
+    sinew__particles *p = &t->world->particles;
+    const int q0 = start * SINEW__PARTICLE_ITEM, q1 = end * SINEW__PARTICLE_ITEM < p->count ? end * SINEW__PARTICLE_ITEM : p->count;
+    if (t->scattered) {
+        apply_sums(p, q0, q1, t->omega, true);
+    } else {
+        apply_sums(p, q0, q1, t->omega, false);
     }
 }
 
@@ -544,7 +553,12 @@ SINEW_FORCE_INLINE void gather_kernel(sinew_world *world, float omega, bool scat
 // AVX2 (SINEW__AVX2: eight floats per vector instead of four), run when world->avx2. Both are the
 // same C, so they compute the same operations on every link, to the bit.
 static void prepare_portable(sinew_world *world, float inv_h2) { prepare_kernel(world, inv_h2); }
-static void gather_portable(sinew_world *world, float omega, bool scattered) { gather_kernel(world, omega, scattered); }
+static void gather_portable(sinew_world *world, float omega) { gather_kernel(world, omega); }
+static void apply_portable(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    apply_items(context, start, end);
+}
 
 #if SINEW__X86
 SINEW__AVX2 static void prepare_avx2(sinew_world *world, float inv_h2)
@@ -552,9 +566,15 @@ SINEW__AVX2 static void prepare_avx2(sinew_world *world, float inv_h2)
     prepare_kernel(world, inv_h2);
 }
 
-SINEW__AVX2 static void gather_avx2(sinew_world *world, float omega, bool scattered)
+SINEW__AVX2 static void gather_avx2(sinew_world *world, float omega)
 {
-    gather_kernel(world, omega, scattered);
+    gather_kernel(world, omega);
+}
+
+SINEW__AVX2 static void apply_avx2(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    apply_items(context, start, end);
 }
 #endif
 
@@ -613,11 +633,20 @@ void sinew__distances_gather(sinew_world *world, float omega, bool scattered)
         run_stages(world, STAGE_FN(world, terms), STAGE_FN(world, sums), &t);
         return;
     }
+    // The links' terms on one thread (when there are any), then the particles move, a pass of
+    // their own over the workers (a pile has no links: this pass is all of it).
+    jacobi_task t = {world, 0.0f, omega, false, scattered};
 #if SINEW__X86
     if (world->avx2) {
-        gather_avx2(world, omega, scattered);
+        if (world->distances.l.count > 0) {
+            gather_avx2(world, omega);
+        }
+        sinew__particles_for(world, apply_avx2, &t);
         return;
     }
 #endif
-    gather_portable(world, omega, scattered);
+    if (world->distances.l.count > 0) {
+        gather_portable(world, omega);
+    }
+    sinew__particles_for(world, apply_portable, &t);
 }

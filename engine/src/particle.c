@@ -962,6 +962,39 @@ static void invert_counts_items(int start, int end, int worker, void *context)
     }
 }
 
+void sinew__particles_for(sinew_world *world, sinew_task_fn *fn, void *context)
+{
+    sinew__parallel_for(&world->tasks, fn, particle_items(&world->particles), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS),
+                        context);
+}
+
+// Jacobi's contact response, summed: each particle moves by its sums (acc the velocity part,
+// jacobi_x, jacobi_y the position part), which are cleared, under the contact speed's bound.
+static void apply_response_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    particle_task *t = context;
+    sinew__particles *p = &t->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    unsigned out = 0u;
+    for (int i = first; i < last; ++i) {
+        p->dx[i] += (float)p->acc[i].dx;
+        p->dy[i] += (float)p->acc[i].dy;
+        p->x[i] += (float)p->jacobi_x[i];
+        p->y[i] += (float)p->jacobi_y[i];
+        p->acc[i].dx = p->acc[i].dy = p->jacobi_x[i] = p->jacobi_y[i] = 0.0;
+        sinew__speed_bound(&p->dx[i], &p->dy[i], p->motion[i].dx0, p->motion[i].dy0, t->most, p->flags[i], p->w[i]);
+        out |= (unsigned)!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]));
+    }
+    atomic_fetch_or(&t->out, out);
+}
+
+int sinew__particles_apply_response(sinew_world *world, float most)
+{
+    particle_task t = {world, 0.0f, 0.0f, false, most, 0u};
+    return particle_pass(world, apply_response_items, &t);
+}
+
 void sinew__particles_clear_counts(sinew_world *world)
 {
     particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};

@@ -205,6 +205,14 @@ SINEW_FORCE_INLINE void sinew__speed_bound(float *dx, float *dy, float pdx, floa
 }
 // Puts every particle out of range back where the sub-step began, at rest; returns how many.
 int sinew__particles_reset_escaped(sinew_world *world);
+// Runs fn over the particles as a pass: items of SINEW__PARTICLE_ITEM particles (fn gets item
+// indices), over the workers from 8 items on, else on this thread.
+void sinew__particles_for(sinew_world *world, sinew_task_fn *fn, void *context);
+// After Jacobi's contact response has summed (see sinew__contacts_respond): moves every particle
+// by its sums and clears them, bounding each displacement by `most` (m per sub-step, INFINITY:
+// none; see sinew__speed_bound); a particle carried out of range goes back where the sub-step
+// began, at rest. Returns how many did.
+int sinew__particles_apply_response(sinew_world *world, float most);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
 
 // Particle i's collision filter and frictions (square roots), from its arrays or, while every

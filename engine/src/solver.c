@@ -169,7 +169,6 @@ static void find_contacts(sinew_world *world, bool color, int ahead, float extra
 // back where the sub-step began (as one the solve carried out does). Returns how many did.
 static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
 {
-    sinew__particles *p = &world->particles;
     if (!jacobi) {
         int reset = 0;
         if (world->contacts.l.count > 0) {
@@ -187,17 +186,7 @@ static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
     sinew__particles_invert_counts(world);
     sinew__contacts_respond(world, true);
     sinew__collider_contacts_respond(world, true);
-    unsigned out = 0u;
-    for (int i = 0; i < p->count; ++i) {
-        p->dx[i] += (float)p->acc[i].dx;
-        p->dy[i] += (float)p->acc[i].dy;
-        p->x[i] += (float)p->jacobi_x[i];
-        p->y[i] += (float)p->jacobi_y[i];
-        p->acc[i].dx = p->acc[i].dy = p->jacobi_x[i] = p->jacobi_y[i] = 0.0;
-        sinew__speed_bound(&p->dx[i], &p->dy[i], p->motion[i].dx0, p->motion[i].dy0, most, p->flags[i], p->w[i]);
-        out |= (unsigned)!(sinew__coordinate_ok(p->x[i]) && sinew__coordinate_ok(p->y[i]));
-    }
-    return out != 0u ? sinew__particles_reset_escaped(world) : 0;
+    return sinew__particles_apply_response(world, most);
 }
 
 // The kinds other than distances sum their corrections (already scaled by omega / max(n_i, n_j))
