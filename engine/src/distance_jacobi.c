@@ -234,8 +234,9 @@ SINEW_FORCE_INLINE void factor_chunk(int len, const float *restrict inv_i, const
 }
 
 // Particles [q0, q1) move by their sums times omega and their weight (and by acc when
-// `scattered`); both sums are cleared.
-SINEW_FORCE_INLINE void apply_sums(sinew__particles *p, int q0, int q1, float omega, bool scattered)
+// `scattered`); both sums are cleared. Without `linked` (no distance constraints, whose sums are
+// then zero) the distances' sums are neither read nor cleared: the same bits, as 0 + acc is acc.
+SINEW_FORCE_INLINE void apply_sums(sinew__particles *p, int q0, int q1, float omega, bool scattered, bool linked)
 {
     float *restrict x = p->x, *restrict y = p->y;
     const float *restrict w = p->w;
@@ -243,8 +244,12 @@ SINEW_FORCE_INLINE void apply_sums(sinew__particles *p, int q0, int q1, float om
     sinew__jacobi_sum *restrict acc = p->acc;
     for (int q = q0; q < q1; ++q) {
         const double scale = (double)(omega * w[q]);
-        double sx = sum_x[q] * scale, sy = sum_y[q] * scale;
-        sum_x[q] = sum_y[q] = 0.0;
+        double sx = 0.0, sy = 0.0;
+        if (linked) {
+            sx = sum_x[q] * scale;
+            sy = sum_y[q] * scale;
+            sum_x[q] = sum_y[q] = 0.0;
+        }
         if (scattered) {
             sx += acc[q].dx;
             sy += acc[q].dy;
@@ -503,7 +508,7 @@ SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, st
         }
         if (s == SUMS) {
             const int q0 = P * d->seg_item, q1 = q0 + d->seg_item < p->count ? q0 + d->seg_item : p->count;
-            apply_sums(p, q0, q1, t->omega, t->scattered);
+            apply_sums(p, q0, q1, t->omega, t->scattered, true);
         }
     }
 }
@@ -542,10 +547,12 @@ SINEW_FORCE_INLINE void apply_items(const jacobi_task *t, int start, int end)
 {
     sinew__particles *p = &t->world->particles;
     const int q0 = start * SINEW__PARTICLE_ITEM, q1 = end * SINEW__PARTICLE_ITEM < p->count ? end * SINEW__PARTICLE_ITEM : p->count;
-    if (t->scattered) {
-        apply_sums(p, q0, q1, t->omega, true);
+    if (t->world->distances.l.count == 0) { // (no distances: the other kinds' sums only)
+        apply_sums(p, q0, q1, t->omega, true, false);
+    } else if (t->scattered) {
+        apply_sums(p, q0, q1, t->omega, true, true);
     } else {
-        apply_sums(p, q0, q1, t->omega, false);
+        apply_sums(p, q0, q1, t->omega, false, true);
     }
 }
 
