@@ -331,6 +331,9 @@ static void color_and_sort(sinew_world *world, bool spans)
     sinew__distance *restrict found = k->found;
     uint32_t *restrict colors = p->colors;
     const float *restrict w = p->w;
+    // The ends of contacts are colliding particles: when the grid found them all of one movable
+    // shape, no weight need be read.
+    const bool all_movable = world->grid.shape.one_shape && world->grid.shape.w > 0.0f;
     memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
     const int blocks = (count + SINEW__LANES - 1) / SINEW__LANES;
     if (blocks > 0) {
@@ -339,16 +342,22 @@ static void color_and_sort(sinew_world *world, bool spans)
     k->l.span_count = 0;
     for (int t0 = 0; t0 < count; t0 += SINEW__TILE_CONTACTS) {
         const int t1 = count - t0 < SINEW__TILE_CONTACTS ? count : t0 + SINEW__TILE_CONTACTS;
-        int offset[SINEW__OVERFLOW_COLOR + 2] = {0};
+        // Counted in four interleaved tallies, so that contacts in a row of one colour do not wait
+        // for each other's increments.
+        int tally[4][SINEW__OVERFLOW_COLOR + 2] = {{0}};
         for (int m = t0; m < t1; ++m) {
             const int i = found[m].i, j = found[m].j;
-            const bool movable_i = w[i] > 0.0f, movable_j = w[j] > 0.0f;
+            const bool movable_i = all_movable || w[i] > 0.0f, movable_j = all_movable || w[j] > 0.0f;
             const int c = lowest_clear_bit((movable_i ? colors[i] : 0u) | (movable_j ? colors[j] : 0u));
             const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
             colors[i] |= movable_i ? bit : 0u;
             colors[j] |= movable_j ? bit : 0u;
             found[m].hi = (float)c;
-            offset[c + 1] += 1;
+            tally[m & 3][c + 1] += 1;
+        }
+        int offset[SINEW__OVERFLOW_COLOR + 2];
+        for (int c = 0; c < SINEW__OVERFLOW_COLOR + 2; ++c) {
+            offset[c] = tally[0][c] + tally[1][c] + tally[2][c] + tally[3][c];
         }
         offset[0] = t0;
         for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
