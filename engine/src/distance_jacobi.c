@@ -77,7 +77,7 @@ void sinew__distances_order(sinew_world *world)
 }
 
 // The first place after m where a run starts, or the link count.
-static int next_run_start(const sinew__distances *d, int m)
+static inline int next_run_start(const sinew__distances *d, int m)
 {
     const int n = d->l.count;
     const int from = m + 1;
@@ -104,12 +104,14 @@ SINEW_FORCE_INLINE sinew__run run_head(const sinew__distances *d, int m)
     return (sinew__run){m, 0, l->i, l->j - l->i};
 }
 
-sinew__run sinew__distances_run(const sinew__distances *d, int m)
+SINEW_FORCE_INLINE sinew__run run_at(const sinew__distances *d, int m)
 {
     sinew__run run = run_head(d, m);
     run.count = next_run_start(d, m) - m;
     return run;
 }
+
+sinew__run sinew__distances_run(const sinew__distances *d, int m) { return run_at(d, m); }
 
 // Links per chunk of a run. A chunk's loops read and write contiguous arrays through restrict
 // pointers, so the compiler vectorises them (four or eight links per instruction, square roots
@@ -167,7 +169,7 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
     const sinew__softness *f = d->l.soft;
     const float *lambda = d->l.lambda;
     for (int m = 0; m < d->l.count;) {
-        const sinew__run run = sinew__distances_run(d, m);
+        const sinew__run run = run_at(d, m);
         m += run.count;
         for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
             const sinew__chunk ch = chunk_of(run, k0);
@@ -270,7 +272,7 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool soft)
     const sinew__distances *d = &world->distances;
     float *restrict lambda = d->l.lambda;
     for (int m = 0; m < d->l.count;) {
-        const sinew__run run = sinew__distances_run(d, m);
+        const sinew__run run = run_at(d, m);
         m += run.count;
         for (int k0 = 0; k0 < run.count; k0 += SINEW__CHUNK) {
             const sinew__chunk ch = chunk_of(run, k0);
@@ -335,7 +337,7 @@ static int run_items(sinew__run r, int item, int lo[2], int hi[2])
 static void run_segments(const sinew__distances *d, int item, uint32_t *start, uint32_t *seg)
 {
     for (int m = 0; m < d->l.count;) {
-        const sinew__run run = sinew__distances_run(d, m);
+        const sinew__run run = run_at(d, m);
         m += run.count;
         int lo[2], hi[2];
         const int n = run_items(run, item, lo, hi);
@@ -533,34 +535,49 @@ SINEW_FORCE_INLINE void prepare_kernel(sinew_world *world, float inv_h2)
     }
 }
 
-SINEW_FORCE_INLINE void gather_kernel(sinew_world *world, float omega)
+// apply_sums over particles [q0, q1), each case compiled apart.
+SINEW_FORCE_INLINE void apply_range(sinew_world *world, int q0, int q1, float omega, bool scattered)
 {
-    if (sinew__links_soft(&world->distances.l)) {
+    sinew__particles *p = &world->particles;
+    if (world->distances.l.count == 0) { // (no distances: the other kinds' sums only)
+        apply_sums(p, q0, q1, omega, true, false);
+    } else if (scattered) {
+        apply_sums(p, q0, q1, omega, true, true);
+    } else {
+        apply_sums(p, q0, q1, omega, false, true);
+    }
+}
+
+// The gather on one thread: the links' terms, then (with `apply`) the moves by the sums.
+SINEW_FORCE_INLINE void gather_kernel(sinew_world *world, float omega, bool scattered, bool apply)
+{
+    if (world->distances.l.count == 0) {
+    } else if (sinew__links_soft(&world->distances.l)) {
         gather_all(world, omega, true);
     } else {
         gather_all(world, omega, false);
     }
+    if (apply) {
+        apply_range(world, 0, world->particles.count, omega, scattered);
+    }
 }
 
-// apply_sums over items of particles (see sinew__particles_for), with or without acc.
+// apply_sums over items of particles (see sinew__particles_for).
 SINEW_FORCE_INLINE void apply_items(const jacobi_task *t, int start, int end)
 {
-    sinew__particles *p = &t->world->particles;
-    const int q0 = start * SINEW__PARTICLE_ITEM, q1 = end * SINEW__PARTICLE_ITEM < p->count ? end * SINEW__PARTICLE_ITEM : p->count;
-    if (t->world->distances.l.count == 0) { // (no distances: the other kinds' sums only)
-        apply_sums(p, q0, q1, t->omega, true, false);
-    } else if (t->scattered) {
-        apply_sums(p, q0, q1, t->omega, true, true);
-    } else {
-        apply_sums(p, q0, q1, t->omega, false, true);
-    }
+    const int n = t->world->particles.count;
+    const int q0 = start * SINEW__PARTICLE_ITEM, q1 = end * SINEW__PARTICLE_ITEM < n ? end * SINEW__PARTICLE_ITEM : n;
+    apply_range(t->world, q0, q1, t->omega, t->scattered);
 }
 
 // The two passes are compiled for the baseline instruction set and, on x86-64, once more for
 // AVX2 (SINEW__AVX2: eight floats per vector instead of four), run when world->avx2. Both are the
 // same C, so they compute the same operations on every link, to the bit.
 static void prepare_portable(sinew_world *world, float inv_h2) { prepare_kernel(world, inv_h2); }
-static void gather_portable(sinew_world *world, float omega) { gather_kernel(world, omega); }
+static void gather_portable(sinew_world *world, float omega, bool scattered, bool apply)
+{
+    gather_kernel(world, omega, scattered, apply);
+}
 static void apply_portable(int start, int end, int worker, void *context)
 {
     (void)worker;
@@ -573,9 +590,9 @@ SINEW__AVX2 static void prepare_avx2(sinew_world *world, float inv_h2)
     prepare_kernel(world, inv_h2);
 }
 
-SINEW__AVX2 static void gather_avx2(sinew_world *world, float omega)
+SINEW__AVX2 static void gather_avx2(sinew_world *world, float omega, bool scattered, bool apply)
 {
-    gather_kernel(world, omega);
+    gather_kernel(world, omega, scattered, apply);
 }
 
 SINEW__AVX2 static void apply_avx2(int start, int end, int worker, void *context)
@@ -640,20 +657,22 @@ void sinew__distances_gather(sinew_world *world, float omega, bool scattered)
         run_stages(world, STAGE_FN(world, terms), STAGE_FN(world, sums), &t);
         return;
     }
-    // The links' terms on one thread (when there are any), then the particles move, a pass of
-    // their own over the workers (a pile has no links: this pass is all of it).
+    // The links' terms on one thread (when there are any), then the particles move: in the
+    // same loop, or, when a particle pass goes over the workers, in a pass of its own (a pile has
+    // no links: this pass is all of it).
+    const bool apart = sinew__particles_spread(world);
     jacobi_task t = {world, 0.0f, omega, false, scattered};
 #if SINEW__X86
     if (world->avx2) {
-        if (world->distances.l.count > 0) {
-            gather_avx2(world, omega);
+        gather_avx2(world, omega, scattered, !apart);
+        if (apart) {
+            sinew__particles_for(world, apply_avx2, &t);
         }
-        sinew__particles_for(world, apply_avx2, &t);
         return;
     }
 #endif
-    if (world->distances.l.count > 0) {
-        gather_portable(world, omega);
+    gather_portable(world, omega, scattered, !apart);
+    if (apart) {
+        sinew__particles_for(world, apply_portable, &t);
     }
-    sinew__particles_for(world, apply_portable, &t);
 }

@@ -962,6 +962,12 @@ static void invert_counts_items(int start, int end, int worker, void *context)
     }
 }
 
+bool sinew__particles_spread(const sinew_world *world)
+{
+    return world->tasks.workers > 1 &&
+           particle_items(&world->particles) >= 2 * sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS);
+}
+
 void sinew__particles_for(sinew_world *world, sinew_task_fn *fn, void *context)
 {
     sinew__parallel_for(&world->tasks, fn, particle_items(&world->particles), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS),
