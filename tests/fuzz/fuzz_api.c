@@ -574,6 +574,12 @@ static void op_distance(state *s, reader *r, int which)
         CALL(s, sinew_distance_get_error(w, id, &e));
         CALL(s, sinew_distance_get_error(w, id, NULL));
         (void)sinew_distance_is_valid(w, id);
+        // User data (read from no input byte, so the corpus decodes as before): NULL for half the
+        // ids, which leaves the optional array unmade.
+        void *tag = (void *)(uintptr_t)((id.generation & 1u) != 0u ? id.index1 : 0u);
+        if (CALL(s, sinew_distance_set_user_data(w, id, tag)) == SINEW_OK && sinew_distance_user_data(w, id) != tag) {
+            fuzz_fail("sinew_distance_user_data does not return what was set");
+        }
         break;
     }
     }
