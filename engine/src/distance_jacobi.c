@@ -97,18 +97,11 @@ static inline int next_run_start(const sinew__distances *d, int m)
     return at < n ? at : n;
 }
 
-// The run that starts at place m without its count (what the threads' segments need).
-SINEW_FORCE_INLINE sinew__run run_head(const sinew__distances *d, int m)
-{
-    const sinew__distance *l = &d->l.c[d->order[m]];
-    return (sinew__run){m, 0, l->i, l->j - l->i};
-}
-
+// The run that starts at place m: its first particle and offset are its first link's.
 SINEW_FORCE_INLINE sinew__run run_at(const sinew__distances *d, int m)
 {
-    sinew__run run = run_head(d, m);
-    run.count = next_run_start(d, m) - m;
-    return run;
+    const sinew__distance *l = &d->l.c[d->order[m]];
+    return (sinew__run){m, next_run_start(d, m) - m, l->i, l->j - l->i};
 }
 
 sinew__run sinew__distances_run(const sinew__distances *d, int m) { return run_at(d, m); }
@@ -298,14 +291,16 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool soft)
 // order: the bits of one thread. A link's data stays with the item of its i end, in the cache of
 // the worker that keeps taking that item. Which runs reach which item is a table of segments,
 // built with the layout into by_i (free once the layout is built): the items' starts, then per
-// segment its run and the run's places [ia, ib) whose i end is in the item, [ja, jb) whose j end
-// is. When the table does not fit there (links in very many short runs) the passes stay on one
-// thread.
+// segment its run (first place, first particle and offset) and the run's places [ia, ib) whose i
+// end is in the item, [ja, jb) whose j end is. When the table does not fit there (links in very
+// many short runs) the passes stay on one thread.
 #define ITEM_PARTICLES 1024     // particles per item (the tests' grain shrinks it, to ITEM_PARTICLES_MIN)
 #define ITEM_PARTICLES_MIN 32
 #define SPREAD_ITEMS 16         // fewer particle items run on one thread (four barriers an iteration:
                                 // measured, a 100 x 100 cloth ran 5% slower at two workers, 128 x 128 20% faster)
-#define SEGMENT 5               // uint32 per segment: the run's first place, ia, ib, ja, jb
+#define SEGMENT 7               // uint32 per segment: the run's first place, ia, ib, ja, jb, first
+                                // particle and offset (kept here: reading them from the run's
+                                // first link at every stage cost a 256 x 256 Jacobi cloth 8% at two workers)
 
 static int item_particles(const sinew_world *world)
 {
@@ -350,6 +345,8 @@ static void run_segments(const sinew__distances *d, int item, uint32_t *start, u
                     s[2] = (uint32_t)clamp_int((P + 1) * item - run.i, 0, run.count);
                     s[3] = (uint32_t)clamp_int(P * item - run.i - run.offset, 0, run.count);
                     s[4] = (uint32_t)clamp_int((P + 1) * item - run.i - run.offset, 0, run.count);
+                    s[5] = (uint32_t)run.i;
+                    s[6] = (uint32_t)run.offset;
                 }
                 start[P] += 1u;
             }
@@ -418,9 +415,9 @@ typedef struct piece {
 
 // The pieces of segment g in the order one thread meets them: chunk after chunk of its run, in
 // each chunk the i ends before the j ends (with `j_ends` false, only the i ends). Returns how many.
-SINEW_FORCE_INLINE int segment_pieces(const sinew__distances *d, const uint32_t *g, bool j_ends, piece *out)
+SINEW_FORCE_INLINE int segment_pieces(const uint32_t *g, bool j_ends, piece *out)
 {
-    const sinew__run run = run_head(d, (int)g[0]);
+    const sinew__run run = {(int32_t)g[0], 0, (int32_t)g[5], (int32_t)g[6]};
     const int ia = (int)g[1], ib = (int)g[2], ja = j_ends ? (int)g[3] : 0, jb = j_ends ? (int)g[4] : 0;
     int ci = ia < ib ? ia / SINEW__CHUNK : INT32_MAX, cj = ja < jb ? ja / SINEW__CHUNK : INT32_MAX, n = 0;
     while (ci != INT32_MAX || cj != INT32_MAX) {
@@ -492,7 +489,7 @@ SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, st
         item_segments(d, P, &g, &g_end);
         for (; g < g_end; g += SEGMENT) {
             piece pc[MAX_PIECES];
-            const int count = segment_pieces(d, g, s == COUNTS || s == SUMS, pc);
+            const int count = segment_pieces(g, s == COUNTS || s == SUMS, pc);
             for (int k = 0; k < count; ++k) {
                 const piece c = pc[k];
                 if (s == STEPS) {
