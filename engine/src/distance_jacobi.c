@@ -58,7 +58,9 @@ void sinew__distances_order(sinew_world *world)
     // Runs: links of one offset whose first particles follow one another. Only where each starts
     // is kept, a bit a place: a run's first particle and offset are its first link's.
     uint64_t *restrict start = d->run_start;
-    memset(start, 0, sizeof(uint64_t) * ((size_t)count / 64u + 1u));
+    if (count > 0) { // (next_run_start reads the words of places below the count only)
+        memset(start, 0, sizeof(uint64_t) * (((size_t)count + 63u) / 64u));
+    }
     int run_count = 0, last_i = 0, last_offset = 0;
     for (int m = 0; m < count; ++m) {
         const sinew__distance *l = &c[order[m]];
