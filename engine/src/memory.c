@@ -50,7 +50,7 @@ sinew_status sinew__block_resize(sinew_world *world, void **block, size_t *block
         const size_t room = fields[f].size * sinew__field_entries(&fields[f], new_capacity);
         size_t kept = 0u;
         if (*fields[f].ptr != NULL && count > 0) {
-            kept = fields[f].size * sinew__field_entries(&fields[f], count);
+            kept = fields[f].size * sinew__field_entries(&fields[f], count < new_capacity ? count : new_capacity);
             memcpy(dst, *fields[f].ptr, kept);
         } else if (*fields[f].ptr == NULL && fields[f].fill != NULL) { // an absent array made present
             for (size_t e = 0, n = sinew__field_entries(&fields[f], new_capacity); e < n; ++e) {
