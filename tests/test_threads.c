@@ -2,6 +2,7 @@
 // the same end state at any worker count, with the count changed every few steps, with several
 // worlds (each with its own pool) stepped at once from their own threads, after a load and a clone.
 // Runs under ThreadSanitizer in tests/run.
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,42 @@ static void bands_that_split_their_contacts_give_the_same_state(void **state)
         assert_true(paths.growths > 0);          // some grew the arrays for them first,
         assert_true(paths.serial == 0);          // and none went on on one thread
     }
+}
+
+// When the arrays cannot grow for the bands' counted contacts, the search goes on on one thread
+// as it did before the growth at once (dropping, and counting, the contacts it has no room for):
+// every step goes on, every position stays finite, and nothing leaks.
+static void bands_whose_arrays_cannot_grow_go_on_on_one_thread(void **state)
+{
+    (void)state;
+    counting_allocator ca;
+    sinew_world_def wd = sinew_default_world_def();
+    wd.workers = 2;
+    wd.allocator = counting_allocator_make(&ca);
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    w->tasks.grain = 8;
+    set_steps(w, sinew_default_solver_def().substeps, 2);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 2000;
+    pd.radius_min = 0.3f;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    step_world(w, 5);
+    const int64_t growths = w->contacts.band_growths, serial = w->contacts.serial_tails;
+    ca.fail_after = (int64_t)ca.allocs; // every allocation from here on fails
+    int dropped = 0;
+    for (int s = 0; s < 115; ++s) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        dropped += sinew_world_stats(w).dropped_contacts;
+    }
+    assert_true(w->contacts.band_growths == growths); // none could grow,
+    assert_true(w->contacts.serial_tails > serial);   // so the search went on on one thread,
+    assert_true(dropped > 0);                         // and said what it could not keep
+    for (int i = 0; i < w->particles.count; ++i) {
+        assert_true(isfinite(w->particles.x[i]) && isfinite(w->particles.y[i]));
+    }
+    sinew_world_destroy(w);
+    assert_int_equal(ca.live_bytes, 0);
 }
 
 // Piles of mixed balls with a clump dropped into them (seeded), bands of 128 particles and tail
@@ -734,6 +771,7 @@ int main(void)
         cmocka_unit_test(a_crowd_found_at_once_gives_the_same_state),
         cmocka_unit_test(clumped_piles_give_the_same_state_at_any_count),
         cmocka_unit_test(bands_that_split_their_contacts_give_the_same_state),
+        cmocka_unit_test(bands_whose_arrays_cannot_grow_go_on_on_one_thread),
         cmocka_unit_test(jacobi_contacts_split_over_workers_give_the_same_state),
         cmocka_unit_test(held_parts_are_added_in_contact_order),
         cmocka_unit_test(the_parallel_search_holds_what_one_thread_holds),
