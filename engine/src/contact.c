@@ -79,7 +79,30 @@ static bool linked(const sinew_world *world, int a, int b)
     return false;
 }
 
-// Makes room for `more` contacts after the first `count`. False when memory ran out. The arrays
+// Resizes the arrays to `capacity` during a search, keeping the first `keep` entries of `found`
+// only: l.c, its block flags and spans are rewritten after the search (or, in find_bands'
+// closing up, no longer read once the arrays grew), and copying them would double the copy. On
+// failure (false) nothing changes.
+static bool resize_keeping_found(sinew_world *world, int keep, int capacity)
+{
+    sinew__contacts *k = &world->contacts;
+    sinew__distance *c = k->l.c;
+    uint8_t *block_free = k->l.block_free;
+    uint32_t *span = k->l.span;
+    k->l.c = NULL; // (a NULL array is not copied: it comes out zero)
+    k->l.block_free = NULL;
+    k->l.span = NULL;
+    k->l.count = keep;
+    const bool grown = contacts_resize(world, capacity) == SINEW_OK;
+    if (!grown) {
+        k->l.c = c;
+        k->l.block_free = block_free;
+        k->l.span = span;
+    }
+    return grown;
+}
+
+// Makes room for `more` contacts after the first `count` (of `found`, during a search). False when memory ran out. The arrays
 // grow by an eighth (or to what is needed, when that is more), not by half as the stores do: they
 // hold two 16-byte records a contact, their count follows how the particles lie, which settles,
 // and they grow only while a search writes them (which copies the contacts found so far). Growing by
@@ -93,8 +116,7 @@ static bool reserve(sinew_world *world, int count, int more)
     }
     const int needed = count + more, grown = k->capacity + k->capacity / 8 + 16;
     const int cap = needed > INT32_MAX / 2 ? -1 : (grown > needed ? grown : needed);
-    k->l.count = count; // what the resize keeps
-    return cap >= 0 && contacts_resize(world, cap) == SINEW_OK;
+    return cap >= 0 && resize_keeping_found(world, count, cap);
 }
 
 // Tests the particle at place qa of the cell arrays against places [from, to) and writes the
@@ -546,29 +568,17 @@ static void swap_found(sinew__contacts *k)
 }
 
 // Grows the arrays to room for `needed` contacts, to the capacity reserve's steps of an eighth
-// would reach, in one step, keeping the first `keep` entries of `found` only: l.c and its block
-// flags and spans hold nothing yet (a search is under way), and copying them would double the
-// copy. On failure nothing changes.
+// would reach, in one step, keeping the first `keep` entries of `found` (the bands' stretches).
+// On failure nothing changes.
 static void grow_keeping_found(sinew_world *world, int keep, int needed)
 {
     sinew__contacts *k = &world->contacts;
-    sinew__distance *c = k->l.c;
-    uint8_t *block_free = k->l.block_free;
-    uint32_t *span = k->l.span;
     const int count = k->l.count;
-    k->l.c = NULL; // (a NULL array is not copied: it comes out zero)
-    k->l.block_free = NULL;
-    k->l.span = NULL;
-    k->l.count = keep;
     int grown = k->capacity;
     while (grown < needed) {
         grown += grown / 8 + 16;
     }
-    if (contacts_resize(world, grown) != SINEW_OK) {
-        k->l.c = c;
-        k->l.block_free = block_free;
-        k->l.span = span;
-    } else {
+    if (resize_keeping_found(world, keep, grown)) {
         k->band_growths += 1;
     }
     k->l.count = count;
