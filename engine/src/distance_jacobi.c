@@ -550,10 +550,9 @@ SINEW_FORCE_INLINE void apply_range(sinew_world *world, int q0, int q1, float om
 // The gather on one thread: the links' terms, then (with `apply`) the moves by the sums.
 SINEW_FORCE_INLINE void gather_kernel(sinew_world *world, float omega, bool scattered, bool apply)
 {
-    if (world->distances.l.count == 0) {
-    } else if (sinew__links_soft(&world->distances.l)) {
+    if (sinew__links_soft(&world->distances.l)) {
         gather_all(world, omega, true);
-    } else {
+    } else if (world->distances.l.count > 0) {
         gather_all(world, omega, false);
     }
     if (apply) {

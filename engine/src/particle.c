@@ -928,11 +928,17 @@ static void integrate_items(int start, int end, int worker, void *context)
 
 static int particle_items(const sinew__particles *p) { return (p->count + PARTICLE_ITEM - 1) / PARTICLE_ITEM; }
 
+void sinew__particles_for(sinew_world *world, sinew_task_fn *fn, void *context)
+{
+    sinew__parallel_for(&world->tasks, fn, particle_items(&world->particles), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS),
+                        context);
+}
+
 // Runs a per-particle pass over the workers; the particles it carried out of range go back where
 // the sub-step began, at rest (with their motion records when the pass packed them). Returns how many.
 static int particle_pass(sinew_world *world, sinew_task_fn *fn, particle_task *t)
 {
-    sinew__parallel_for(&world->tasks, fn, particle_items(&world->particles), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS), t);
+    sinew__particles_for(world, fn, t);
     return atomic_load(&t->out) != 0u ? reset_escaped(&world->particles, t->pack) : 0;
 }
 
@@ -964,14 +970,8 @@ static void invert_counts_items(int start, int end, int worker, void *context)
 
 bool sinew__particles_spread(const sinew_world *world)
 {
-    return world->tasks.workers > 1 &&
-           particle_items(&world->particles) >= 2 * sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS);
-}
-
-void sinew__particles_for(sinew_world *world, sinew_task_fn *fn, void *context)
-{
-    sinew__parallel_for(&world->tasks, fn, particle_items(&world->particles), sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS),
-                        context);
+    return sinew__tasks_spread(&world->tasks, particle_items(&world->particles),
+                               sinew__min_range(&world->tasks, PARTICLE_MIN_ITEMS));
 }
 
 // Jacobi's contact response, summed: each particle moves by its sums (acc the velocity part,

@@ -291,7 +291,7 @@ void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, vo
                                 void *beside_context)
 {
     const bool items = job != NULL && job->count > 0;
-    if (!items || t->workers <= 1 || job->count < 2 * job->min_range) {
+    if (!items || !sinew__tasks_spread(t, job->count, job->min_range)) {
         if (beside != NULL) {
             beside(beside_context);
         }

@@ -39,6 +39,13 @@ void sinew__tasks_free(sinew_world *world, sinew__tasks *t);
 // and then) instead of going to sleep: waking a sleeping thread takes tens of microseconds.
 void sinew__tasks_stepping(sinew__tasks *t, bool stepping);
 
+// Whether a stage of `count` items in ranges of at least min_range goes over the workers (else
+// sinew__parallel_for runs it inline on the calling thread).
+static inline bool sinew__tasks_spread(const sinew__tasks *t, int count, int min_range)
+{
+    return t->workers > 1 && count >= 2 * min_range;
+}
+
 // Runs fn over the items [0, count) in ranges of at least min_range and returns when all ran:
 // inline with one worker, or when count is under 2 * min_range. The items must not depend on one
 // another: the results then do not depend on how the ranges fell.
