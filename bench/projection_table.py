@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""ns per projection, Gauss-Seidel and Jacobi, AVX2 and portable kernels (docs/solver.md).
+
+    bench/projection_table.py [--rounds R] [--bench PATH]
+
+Runs each scene in both modes on both kernel paths (SINEW_PORTABLE=1 for the portable ones),
+round after round, and prints one JSON object a line per scene and mode: the medians of
+sinew-bench's `ns_per_projection` and the AVX2 / portable ratio. The pile's figure is its whole
+step over its projections (search and response included). The ropes: the builder's order, and the
+links made again by the user in sequence (`--user-order`).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SCENES = {
+    "cloth-256": "--scene cloth --size 256x256 --iterations 10 --substeps 1 --steps 100",
+    "rope-1000": "--scene rope --n 1000 --steps 2000",
+    "rope-1000-user-order": "--scene rope --n 1000 --steps 2000 --user-order",
+    "pile-10000-8x4": "--scene pile --n 10000 --substeps 8 --iterations 4 --steps 200",
+}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--bench", default=os.path.join(HERE, "..", "build", "bench", "sinew-bench"))
+    o = p.parse_args()
+    ns = {}
+    for _ in range(o.rounds):
+        for scene, args in SCENES.items():
+            for mode in ("gs", "jacobi"):
+                for portable in (False, True):
+                    env = dict(os.environ)
+                    env.pop("SINEW_PORTABLE", None)
+                    if portable:
+                        env["SINEW_PORTABLE"] = "1"
+                    out = subprocess.run([o.bench] + args.split() + ["--mode", mode, "--repeat", "1"],
+                                         capture_output=True, text=True, env=env, check=True).stdout
+                    d = json.loads(out.strip().splitlines()[-1])
+                    ns.setdefault((scene, mode, portable), []).append(d["ns_per_projection"])
+    for scene in SCENES:
+        for mode in ("gs", "jacobi"):
+            avx2 = statistics.median(ns[(scene, mode, False)])
+            port = statistics.median(ns[(scene, mode, True)])
+            print(json.dumps({"scene": scene, "mode": mode, "rounds": o.rounds, "ns_per_projection": round(avx2, 3),
+                              "ns_per_projection_portable": round(port, 3), "avx2_speedup": round(port / avx2, 3)}))
+
+
+if __name__ == "__main__":
+    main()

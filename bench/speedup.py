@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""One worker against two, side by side in one run (docs/threads.md, "Measured").
+
+    bench/speedup.py [--rounds R] [--bench PATH] [--box2d PATH] [--scenes a,b,...]
+
+Runs every scene at 1 and at 2 workers, round after round (which count goes first alternates from
+one round to the next, so a drift of the machine's speed falls on both), and prints one JSON object
+a line per scene: the medians of the ms per step, the median of the rounds' 1 / 2 ratios (the
+speed-up), the ratio of the fastest runs, and the range of the ratios. A run whose `state_hash`
+differs between the counts is reported (`"same_bits": false`). With --box2d (the harness built as
+../shared/peers/README.md says), Box2D v3's piles at 1 and 2 threads are measured in the same
+rounds. Nothing here times anything itself: the figures are sinew-bench's and the harness's own.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+SCENES = {
+    "pile-10000-8x4": "--scene pile --n 10000 --substeps 8 --iterations 4 --steps 600",
+    "pile-100000-4x1": "--scene pile --n 100000 --steps 120",
+    "cloth-256-gs": "--scene cloth --size 256x256 --steps 60",
+    "cloth-256-jacobi": "--scene cloth --size 256x256 --steps 60 --mode jacobi",
+    "pile-10000-8x4-jacobi": "--scene pile --n 10000 --substeps 8 --iterations 4 --steps 300 --mode jacobi",
+}
+BOX2D = {"box2d-pile-10000": (10000, 600), "box2d-pile-100000": (100000, 120)}
+
+
+def sinew_run(bench, args, threads):
+    out = subprocess.run([bench] + args.split() + ["--repeat", "1", "--threads", str(threads)],
+                         capture_output=True, text=True, check=True).stdout
+    d = json.loads(out.strip().splitlines()[-1])
+    return d["ms_per_step"], d.get("state_hash")
+
+
+def box2d_run(harness, n, steps, threads):
+    env = dict(os.environ, B3_STEPS=str(steps))
+    out = subprocess.run([harness, "pile", str(n), str(threads)], capture_output=True, text=True, env=env,
+                         check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("RESULT"):
+            fields = dict(kv.split("=", 1) for kv in line.split()[1:])
+            return float(fields["ms_per_step"]), None
+    raise RuntimeError("the Box2D v3 harness printed no RESULT line")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rounds", type=int, default=9)
+    p.add_argument("--bench", default=os.path.join(HERE, "..", "build", "bench", "sinew-bench"))
+    p.add_argument("--box2d", help="the Box2D v3 harness (box2d3_bench), measured in the same rounds")
+    p.add_argument("--scenes", help="comma-separated names among: " + ", ".join(list(SCENES) + list(BOX2D)))
+    o = p.parse_args()
+    runs = {k: (lambda t, a=a: sinew_run(o.bench, a, t)) for k, a in SCENES.items()}
+    if o.box2d:
+        runs.update({k: (lambda t, v=v: box2d_run(o.box2d, v[0], v[1], t)) for k, v in BOX2D.items()})
+    if o.scenes:
+        wanted = o.scenes.split(",")
+        unknown = [k for k in wanted if k not in runs]
+        if unknown:
+            sys.exit("speedup.py: unknown scene(s) " + ", ".join(unknown))
+        runs = {k: runs[k] for k in wanted}
+    ms = {k: {1: [], 2: []} for k in runs}
+    same = {k: True for k in runs}
+    for r in range(o.rounds):
+        for k, run in runs.items():
+            got = {}
+            for t in ((1, 2) if r % 2 == 0 else (2, 1)):
+                got[t] = run(t)
+                ms[k][t].append(got[t][0])
+            same[k] = same[k] and got[1][1] == got[2][1]
+        print(f"round {r + 1} of {o.rounds} done", file=sys.stderr, flush=True)
+    for k in runs:
+        one, two = ms[k][1], ms[k][2]
+        ratios = [a / b for a, b in zip(one, two)]
+        row = {"scene": k, "rounds": o.rounds, "ms_per_step_1": round(statistics.median(one), 3),
+               "ms_per_step_2": round(statistics.median(two), 3), "speedup": round(statistics.median(ratios), 3),
+               "speedup_fastest": round(min(one) / min(two), 3), "speedup_min": round(min(ratios), 3),
+               "speedup_max": round(max(ratios), 3)}
+        if not k.startswith("box2d"):
+            row["same_bits"] = same[k]
+        print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()
