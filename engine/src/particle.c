@@ -950,15 +950,12 @@ static void clear_counts_items(int start, int end, int worker, void *context)
     memset(p->inv_n + first, 0, sizeof(float) * (size_t)(last - first));
 }
 
-// Written so that no division depends on a condition (a particle without a count computes
-// 1 / 1 - 1), and the compiler vectorises both loops.
-static void invert_counts_items(int start, int end, int worker, void *context)
+// 1 / n for particles [first, last), and 1 for the immovable ones. Written so that no division
+// depends on a condition (a particle without a count computes 1 / 1 - 1), and the compiler
+// vectorises both loops (in one loop, the select would keep the division from running in lanes
+// it does not use: a branch per particle, 2.5 times slower). The same bits on both builds below.
+SINEW_FORCE_INLINE void invert_counts(float *restrict inv_n, const float *restrict w, int first, int last)
 {
-    (void)worker;
-    sinew__particles *p = &((particle_task *)context)->world->particles;
-    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
-    float *restrict inv_n = p->inv_n;
-    const float *restrict w = p->w;
     for (int i = first; i < last; ++i) {
         const float none = (float)(inv_n[i] == 0.0f);
         inv_n[i] = 1.0f / (inv_n[i] + none) - none;
@@ -967,6 +964,26 @@ static void invert_counts_items(int start, int end, int worker, void *context)
         inv_n[i] = w[i] == 0.0f ? 1.0f : inv_n[i];
     }
 }
+
+static void invert_counts_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    sinew__particles *p = &((particle_task *)context)->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    invert_counts(p->inv_n, p->w, first, last);
+}
+
+#if SINEW__X86
+// The same in AVX2: eight divisions an instruction (on an Intel Xeon, family 6 model 207, the
+// inversion took 13% of a 1,000-link Jacobi rope's step in the baseline build).
+SINEW__AVX2 static void invert_counts_items_avx2(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    sinew__particles *p = &((particle_task *)context)->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    invert_counts(p->inv_n, p->w, first, last);
+}
+#endif
 
 bool sinew__particles_spread(const sinew_world *world)
 {
@@ -1010,7 +1027,11 @@ void sinew__particles_clear_counts(sinew_world *world)
 void sinew__particles_invert_counts(sinew_world *world)
 {
     particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
+#if SINEW__X86
+    particle_pass(world, world->avx2 ? invert_counts_items_avx2 : invert_counts_items, &t);
+#else
     particle_pass(world, invert_counts_items, &t);
+#endif
 }
 
 int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
