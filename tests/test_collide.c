@@ -1393,6 +1393,60 @@ static void destroying_a_collider_invalidates_its_id_and_keeps_the_others(void *
     sinew_world_destroy(w);
 }
 
+// A world where no particle collides skips the grid's bounds pass (it knows from the particles'
+// summary); a flag that makes one collide, a destroy and a loaded copy are each seen at the next
+// step. Two overlapping balls stay overlapped while they do not collide, and are pushed apart once
+// they do; turned off again, the one left colliding is placed alone and meets no one.
+static void nothing_collides_until_a_flag_says_so(void **state)
+{
+    (void)state;
+    for (int m = 0; m < MODE_COUNT; ++m) {
+        const sinew_vec2 still = {0.0f, 0.0f};
+        sinew_world *w = new_world(modes[m], still, 4, 8);
+        const sinew_particle_id a = add_ball(w, sinew_vec2_make(0.0f, 0.0f), 0.5f, 1.0f);
+        const sinew_particle_id b = add_ball(w, sinew_vec2_make(0.5f, 0.0f), 0.5f, 1.0f);
+        assert_int_equal(sinew_particle_set_flags(w, a, 0u), SINEW_OK);
+        assert_int_equal(sinew_particle_set_flags(w, b, 0u), SINEW_OK);
+        step_n(w, 5);
+        assert_false(w->particles.materials.any);
+        assert_int_equal(w->grid.placed, 0);
+        assert_int_equal(w->contacts.l.count, 0);
+        assert_float_equal(position_of(w, b).x - position_of(w, a).x, 0.5f, 1e-6f);
+        // Both collide from the next step on.
+        assert_int_equal(sinew_particle_set_flags(w, a, SINEW_PARTICLE_COLLIDES), SINEW_OK);
+        assert_int_equal(sinew_particle_set_flags(w, b, SINEW_PARTICLE_COLLIDES), SINEW_OK);
+        step_n(w, 1);
+        assert_true(w->particles.materials.any);
+        assert_int_equal(w->grid.placed, 2);
+        assert_int_equal(w->contacts.l.count, 1);
+        step_n(w, 30);
+        assert_true(position_of(w, b).x - position_of(w, a).x > 0.99f);
+        // A saved copy collides as the world does.
+        size_t size = sinew_world_save_size(w), written = 0;
+        uint8_t *buf = malloc(size);
+        assert_non_null(buf);
+        assert_int_equal(sinew_world_save(w, buf, size, &written), SINEW_OK);
+        // a off: b is placed alone.
+        assert_int_equal(sinew_particle_set_flags(w, a, 0u), SINEW_OK);
+        step_n(w, 1);
+        assert_int_equal(w->grid.placed, 1);
+        assert_int_equal(w->contacts.l.count, 0);
+        // b gone: nothing collides any more.
+        assert_int_equal(sinew_particle_destroy(w, b), SINEW_OK);
+        step_n(w, 1);
+        assert_false(w->particles.materials.any);
+        assert_int_equal(w->grid.placed, 0);
+        sinew_world *copy = NULL;
+        assert_int_equal(sinew_world_load(buf, written, NULL, &copy), SINEW_OK);
+        step_n(copy, 1);
+        assert_true(copy->particles.materials.any);
+        assert_int_equal(copy->grid.placed, 2);
+        free(buf);
+        sinew_world_destroy(copy);
+        sinew_world_destroy(w);
+    }
+}
+
 static void world_bounds_keep_balls_inside(void **state)
 {
     (void)state;
@@ -2261,6 +2315,7 @@ int main(void)
         cmocka_unit_test(every_collider_create_refuses_bad_input_and_creates_nothing),
         cmocka_unit_test(collider_shapes_read_back_as_made),
         cmocka_unit_test(destroying_a_collider_invalidates_its_id_and_keeps_the_others),
+        cmocka_unit_test(nothing_collides_until_a_flag_says_so),
         cmocka_unit_test(world_bounds_keep_balls_inside),
         cmocka_unit_test(a_gauss_seidel_pile_holds_no_jacobi_arrays),
         cmocka_unit_test(grid_cells_are_the_clamped_floor_of_every_coordinate),

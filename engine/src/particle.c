@@ -1059,6 +1059,7 @@ const sinew__materials *sinew__particles_materials(sinew_world *world)
     if (first == p->count) {
         return m;
     }
+    m->any = true;
     m->w = w[first];
     m->mu_s = sinew__particle_mu_s(p, first);
     m->mu_k = sinew__particle_mu_k(p, first);

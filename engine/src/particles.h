@@ -48,6 +48,7 @@ typedef struct sinew__scratch {
 // whether the rest holds: sinew__particles_materials fills it in again when it does not.
 typedef struct sinew__materials {
     bool known;
+    bool any;          // some particle collides (else the rest is zero)
     bool one_material; // the same weight w and frictions mu_s, mu_k (square roots, as stored)
     bool one_shape;    // the same weight w, radius, group and mask: the contact search's operands
     float w, mu_s, mu_k, radius;
