@@ -843,7 +843,7 @@ static void queries_match_a_brute_force_scan(void **state)
         // Particles made after the last step, colliding or not, are found too.
         for (int k = 0; k < 50; ++k) {
             sinew_particle_def p = sinew_default_particle_def();
-            p.position = sinew_vec2_make(uniform(&rng, -20, 20), uniform(&rng, -20, 20));
+            p.position = uniform_vec2(&rng, -20, 20, -20, 20);
             p.flags = k % 2 == 0 ? 0u : SINEW_PARTICLE_COLLIDES;
             sinew_particle_id id;
             assert_int_equal(sinew_particle_create(w, &p, &id), SINEW_OK);
@@ -1461,8 +1461,9 @@ static void world_bounds_keep_balls_inside(void **state)
         enum { BALLS = 30 };
         sinew_particle_id ids[BALLS];
         for (int k = 0; k < BALLS; ++k) { // fast, in every direction
-            const sinew_vec2 v = rotate(sinew_vec2_make(uniform(&rng, 10, 60), 0), uniform(&rng, 0, 360));
-            ids[k] = add_moving_ball(w, sinew_vec2_make(uniform(&rng, -3, 5), uniform(&rng, -2, 4)), v, 0.3f);
+            const float angle = (float)uniform(&rng, 0, 360); // (then the speed: see uniform_vec2)
+            const sinew_vec2 v = rotate(sinew_vec2_make((float)uniform(&rng, 10, 60), 0), angle);
+            ids[k] = add_moving_ball(w, uniform_vec2(&rng, -3, 5, -2, 4), v, 0.3f);
         }
         float depth = 0.0f;
         for (int s = 0; s < 300; ++s) {
@@ -2159,7 +2160,7 @@ static void jacobi_collisions_do_not_depend_on_creation_order(void **state)
             defs[k].radius = uniform(&rng, 0.3f, 0.6f);
             defs[k].position = sinew_vec2_make(1.0f + (float)(k % 15) * 1.2f + uniform(&rng, -0.1f, 0.1f),
                                                1.0f + (float)(k / 15) * 1.3f);
-            defs[k].velocity = sinew_vec2_make(uniform(&rng, -2, 2), uniform(&rng, -2, 2));
+            defs[k].velocity = uniform_vec2(&rng, -2, 2, -2, 2);
         }
         for (int k = 0; k < BALLS; ++k) {
             const int i = order == 0 ? k : BALLS - 1 - k;

@@ -158,8 +158,8 @@ static void local_and_world_conversions_round_trip(void **state)
             angles[k] = (float)uniform(&s, -PI, PI);
             lengths[k] = (float)uniform(&s, 0.1, 2.0);
         }
-        sinew_ik_chain c = {n, angles, lengths, NULL, sinew_vec2_make((float)uniform(&s, -5, 5), (float)uniform(&s, -5, 5)),
-                            (float)uniform(&s, -PI, PI)};
+        const sinew_vec2 base = uniform_vec2(&s, -5, 5, -5, 5);
+        sinew_ik_chain c = {n, angles, lengths, NULL, base, (float)uniform(&s, -PI, PI)};
         sinew_vec2 pts[13], pts2[13];
         assert_int_equal(sinew_ik_chain_points(&c, pts), SINEW_OK);
         assert_true(pts[0].x == c.base.x && pts[0].y == c.base.y);
@@ -198,7 +198,7 @@ static void two_bones_match_the_closed_form(void **state)
     for (int trial = 0; trial < 2000; ++trial) {
         float lengths[2] = {(float)uniform(&s, 0.2, 2.0), (float)uniform(&s, 0.2, 2.0)};
         float angles[2] = {(float)uniform(&s, -PI, PI), (float)uniform(&s, -PI, PI)};
-        const sinew_vec2 base = sinew_vec2_make((float)uniform(&s, -3, 3), (float)uniform(&s, -3, 3));
+        const sinew_vec2 base = uniform_vec2(&s, -3, 3, -3, 3);
         sinew_ik_chain c = {2, angles, lengths, NULL, base, (float)uniform(&s, -PI, PI)};
         // A target strictly inside the annulus the two bones reach.
         const double lo = fabs(lengths[0] - lengths[1]), hi = lengths[0] + lengths[1];
@@ -617,8 +617,8 @@ static void relaxation_matches_juckett_step_by_step(void **state)
             j.len[k] = lengths[k];
             j.w[k] = weights[k];
         }
-        sinew_ik_chain c = {n, angles, lengths, weights, sinew_vec2_make((float)uniform(&s, -2, 2), (float)uniform(&s, -2, 2)),
-                            (float)uniform(&s, -PI, PI)};
+        const sinew_vec2 base = uniform_vec2(&s, -2, 2, -2, 2);
+        sinew_ik_chain c = {n, angles, lengths, weights, base, (float)uniform(&s, -PI, PI)};
         const sinew_vec2 target = reachable_target(&s, &c, NULL);
         // The reference starts from the same pose, in double.
         double t = c.base_angle;

@@ -120,7 +120,8 @@ static d3 direction_in(uint64_t *s, const polygon *p)
 {
     const double r = fmax(p->ta, p->tb);
     for (;;) {
-        const d3 d = plane_point(p, uniform(s, -r, r), uniform(s, -r, r));
+        const double v = uniform(s, -r, r), u = uniform(s, -r, r); // (v first: see uniform_vec2)
+        const d3 d = plane_point(p, u, v);
         if (in_cone(p->c, p->m, d)) {
             return d;
         }
@@ -138,8 +139,10 @@ static sinew_quat swing_twist(d3 d, double t)
 
 static sinew_quat random_rotation(uint64_t *s)
 {
-    return sinew_quat_normalize(sinew_quat_make((float)uniform(s, -1, 1), (float)uniform(s, -1, 1),
-                                                (float)uniform(s, -1, 1), (float)uniform(s, -1, 1)));
+    // The last first (see uniform_vec2).
+    const float q3 = (float)uniform(s, -1, 1), q2 = (float)uniform(s, -1, 1), q1 = (float)uniform(s, -1, 1),
+                q0 = (float)uniform(s, -1, 1);
+    return sinew_quat_normalize(sinew_quat_make(q0, q1, q2, q3));
 }
 
 // A random chain: n links, random lengths, random cones on every link and twist ranges on half.
@@ -549,12 +552,15 @@ static void limits_hold_exactly_after_every_method(void **state)
                 f->links[k].rotation = random_rotation(&s);
                 f->links[k].flexibility = (float)uniform(&s, 0.2, 1.0);
             }
-            const d3 t = scale3(random_unit(&s), uniform(&s, 0.0, 1.3 * n));
+            const double reach = uniform(&s, 0.0, 1.3 * n); // (before the direction: see uniform_vec2)
+            const d3 t = scale3(random_unit(&s), reach);
             sinew_ik3_def def = sinew_default_ik3_def();
             def.method = (sinew_ik3_method)method;
             def.max_iterations = 30;
             def.use_pole = uniform(&s, 0, 1) < 0.5;
-            def.pole = sinew_vec3_make((float)uniform(&s, -2, 2), (float)uniform(&s, -2, 2), (float)uniform(&s, -2, 2));
+            // z, y, then x (see uniform_vec2)
+            const float pz = (float)uniform(&s, -2, 2), py = (float)uniform(&s, -2, 2), px = (float)uniform(&s, -2, 2);
+            def.pole = sinew_vec3_make(px, py, pz);
             sinew_ik3_result r;
             assert_status(sinew_ik3_solve(&def, &f->chain, sinew_vec3_make((float)t.x, (float)t.y, (float)t.z), &r),
                           SINEW_OK, "%s round %d", method_name[method], round);

@@ -113,7 +113,7 @@ static void the_closest_hit_matches_brute_force_on_random_scenes(void **state)
         sinew_particle_id ids[30];
         for (int i = 0; i < n; ++i) {
             sinew_particle_def pd = sinew_default_particle_def();
-            pd.position = sinew_vec2_make((float)uniform(&rng, -10.0, 10.0), (float)uniform(&rng, -10.0, 10.0));
+            pd.position = uniform_vec2(&rng, -10.0, 10.0, -10.0, 10.0);
             pd.radius = (float)uniform(&rng, 0.05, 0.8);
             assert_int_equal(sinew_particle_create(w, &pd, &ids[i]), SINEW_OK);
         }
@@ -159,8 +159,8 @@ static void the_closest_hit_matches_brute_force_on_random_scenes(void **state)
         }
         const sinew_particle_view v = sinew_world_particles(w);
         for (int ray = 0; ray < 50; ++ray) {
-            const sinew_vec2 o = sinew_vec2_make((float)uniform(&rng, -11.0, 11.0), (float)uniform(&rng, -11.0, 11.0));
-            const sinew_vec2 d = sinew_vec2_make((float)uniform(&rng, -20.0, 20.0), (float)uniform(&rng, -20.0, 20.0));
+            const sinew_vec2 o = uniform_vec2(&rng, -11.0, 11.0, -11.0, 11.0);
+            const sinew_vec2 d = uniform_vec2(&rng, -20.0, 20.0, -20.0, 20.0);
             expected e = {-1.0, -1, -1, 0.0, 0.0};
             int brute_hits = 0;
             for (int i = 0; i < v.count; ++i) {

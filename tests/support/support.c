@@ -66,6 +66,13 @@ double uniform(uint64_t *state, double lo, double hi)
     return lo + (hi - lo) * (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+sinew_vec2 uniform_vec2(uint64_t *state, double xlo, double xhi, double ylo, double yhi)
+{
+    const float y = (float)uniform(state, ylo, yhi);
+    const float x = (float)uniform(state, xlo, xhi);
+    return sinew_vec2_make(x, y);
+}
+
 uint64_t hash_positions(const sinew_world *world)
 {
     sinew_particle_view v = sinew_world_particles(world);

@@ -36,6 +36,11 @@ void assert_status_at(sinew_status got, sinew_status expected, const char *what_
 
 // A number drawn uniformly from [lo, hi) with 53 random bits, advancing `state`.
 double uniform(uint64_t *state, double lo, double hi);
+// A point drawn uniformly from [xlo, xhi) x [ylo, yhi): y first, then x. Two draws written as one
+// call's arguments come in the order the compiler picks (GCC's builds take arguments right to
+// left, clang's left to right), and a test would meet another scenario under each; this is the
+// order the tests' GCC builds have always drawn in, so their scenarios stay the ones measured.
+sinew_vec2 uniform_vec2(uint64_t *state, double xlo, double xhi, double ylo, double yhi);
 
 // A world with default settings and the given solver mode; asserts on failure.
 sinew_world *make_world(sinew_solver_mode mode);
