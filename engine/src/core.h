@@ -25,6 +25,30 @@
 #define SINEW__X86 0
 #endif
 
+// A task (sinew_task_fn) built for the baseline, name##_portable, and on x86-64 for AVX2,
+// name##_avx2, from one statement `call` (inline code that may read start, end and context), so
+// that the compiler vectorises it eight floats wide in the second; SINEW__TASK_FN(world, name) is
+// the build the world's kernels use.
+#define SINEW__TASK_PORTABLE(name, call)                                                             \
+    static void name##_portable(int start, int end, int worker, void *context)                       \
+    {                                                                                                \
+        (void)start, (void)end, (void)worker, (void)context;                                         \
+        call;                                                                                        \
+    }
+#if SINEW__X86
+#define SINEW__TASK_BUILDS(name, call)                                                               \
+    SINEW__TASK_PORTABLE(name, call)                                                                 \
+    SINEW__AVX2 static void name##_avx2(int start, int end, int worker, void *context)                \
+    {                                                                                                \
+        (void)start, (void)end, (void)worker, (void)context;                                         \
+        call;                                                                                        \
+    }
+#define SINEW__TASK_FN(world, name) ((world)->avx2 ? name##_avx2 : name##_portable)
+#else
+#define SINEW__TASK_BUILDS(name, call) SINEW__TASK_PORTABLE(name, call)
+#define SINEW__TASK_FN(world, name) (name##_portable)
+#endif
+
 // Id pool: maps stable ids {slot + 1, generation} to dense indices of a store.
 typedef struct sinew__id_pool {
     void *block;

@@ -576,11 +576,6 @@ static void gather_portable(sinew_world *world, float omega, bool scattered, boo
 {
     gather_kernel(world, omega, scattered, apply);
 }
-static void apply_portable(int start, int end, int worker, void *context)
-{
-    (void)worker;
-    apply_items(context, start, end);
-}
 
 #if SINEW__X86
 SINEW__AVX2 static void prepare_avx2(sinew_world *world, float inv_h2)
@@ -592,38 +587,15 @@ SINEW__AVX2 static void gather_avx2(sinew_world *world, float omega, bool scatte
 {
     gather_kernel(world, omega, scattered, apply);
 }
-
-SINEW__AVX2 static void apply_avx2(int start, int end, int worker, void *context)
-{
-    (void)worker;
-    apply_items(context, start, end);
-}
 #endif
 
-// The stages as tasks, compiled for the baseline and, on x86-64, for AVX2 (as the passes are).
-#define STAGE_TASKS(stage, which)                                                                    \
-    static void stage##_portable(int start, int end, int worker, void *context)                      \
-    {                                                                                                \
-        (void)worker;                                                                                \
-        stage_compiled(context, start, end, which);                                                  \
-    }                                                                                                \
-    STAGE_AVX2(stage, which)
-#if SINEW__X86
-#define STAGE_AVX2(stage, which)                                                                     \
-    SINEW__AVX2 static void stage##_avx2(int start, int end, int worker, void *context)              \
-    {                                                                                                \
-        (void)worker;                                                                                \
-        stage_compiled(context, start, end, which);                                                  \
-    }
-#define STAGE_FN(world, stage) ((world)->avx2 ? stage##_avx2 : stage##_portable)
-#else
-#define STAGE_AVX2(stage, which)
-#define STAGE_FN(world, stage) (stage##_portable)
-#endif
-STAGE_TASKS(steps, STEPS)
-STAGE_TASKS(counts, COUNTS)
-STAGE_TASKS(terms, TERMS)
-STAGE_TASKS(sums, SUMS)
+// The moves by the sums and the stages as tasks, compiled for the baseline and, on x86-64, for
+// AVX2 (as the passes are).
+SINEW__TASK_BUILDS(apply, apply_items(context, start, end))
+SINEW__TASK_BUILDS(steps, stage_compiled(context, start, end, STEPS))
+SINEW__TASK_BUILDS(counts, stage_compiled(context, start, end, COUNTS))
+SINEW__TASK_BUILDS(terms, stage_compiled(context, start, end, TERMS))
+SINEW__TASK_BUILDS(sums, stage_compiled(context, start, end, SUMS))
 
 static void run_stages(sinew_world *world, sinew_task_fn *first, sinew_task_fn *second, jacobi_task *t)
 {
@@ -636,7 +608,7 @@ void sinew__distances_prepare(sinew_world *world, float inv_h2)
 {
     if (spread(world)) {
         jacobi_task t = {world, inv_h2, 0.0f, sinew__links_soft(&world->distances.l), false};
-        run_stages(world, STAGE_FN(world, steps), STAGE_FN(world, counts), &t);
+        run_stages(world, SINEW__TASK_FN(world, steps), SINEW__TASK_FN(world, counts), &t);
         return;
     }
 #if SINEW__X86
@@ -652,7 +624,7 @@ void sinew__distances_gather(sinew_world *world, float omega, bool scattered)
 {
     if (spread(world)) {
         jacobi_task t = {world, 0.0f, omega, sinew__links_soft(&world->distances.l), scattered};
-        run_stages(world, STAGE_FN(world, terms), STAGE_FN(world, sums), &t);
+        run_stages(world, SINEW__TASK_FN(world, terms), SINEW__TASK_FN(world, sums), &t);
         return;
     }
     // The links' terms on one thread (when there are any), then the particles move: in the

@@ -909,31 +909,12 @@ typedef struct particle_task {
     atomic_uint out; // some coordinate left the range (an OR: the same whatever the split)
 } particle_task;
 
-// The particle passes' bodies are inline, so that each is compiled for the baseline and, on x86-64,
-// for AVX2 (eight particles an instruction where the baseline takes four; the same operations, no
-// contraction into FMA, so the same bits); the pass runs the build the world's kernels use
-// (PASS_FN). At 32 x 1, a 1,000-link rope's integration and finishing took 40% of its step.
-#if SINEW__X86
-#define PASS_AVX2(pass)                                                                              \
-    SINEW__AVX2 static void pass##_avx2(int start, int end, int worker, void *context)               \
-    {                                                                                                \
-        pass##_body(start, end, worker, context);                                                    \
-    }
-#define PASS_FN(world, pass) ((world)->avx2 ? pass##_avx2 : pass)
-#else
-#define PASS_AVX2(pass)
-#define PASS_FN(world, pass) (pass)
-#endif
-#define PASS_BUILDS(pass)                                                                            \
-    static void pass(int start, int end, int worker, void *context)                                  \
-    {                                                                                                \
-        pass##_body(start, end, worker, context);                                                    \
-    }                                                                                                \
-    PASS_AVX2(pass)
-
-SINEW_FORCE_INLINE void integrate_items_body(int start, int end, int worker, void *context)
+// The particle passes' bodies are inline, so that each is built for the baseline and, on x86-64,
+// for AVX2 (SINEW__TASK_BUILDS: eight particles an instruction where the baseline takes four; the
+// same operations, no contraction into FMA, so the same bits). At 32 x 1, a 1,000-link rope's
+// integration and finishing took 40% of its step.
+SINEW_FORCE_INLINE void integrate_items_body(int start, int end, void *context)
 {
-    (void)worker;
     particle_task *t = context;
     sinew__particles *p = &t->world->particles;
     const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
@@ -947,7 +928,7 @@ SINEW_FORCE_INLINE void integrate_items_body(int start, int end, int worker, voi
                          t->velocity_scale, g.y, t->h2);
     atomic_fetch_or(&t->out, out);
 }
-PASS_BUILDS(integrate_items)
+SINEW__TASK_BUILDS(integrate_items, integrate_items_body(start, end, context))
 
 static int particle_items(const sinew__particles *p) { return (p->count + PARTICLE_ITEM - 1) / PARTICLE_ITEM; }
 
@@ -973,12 +954,16 @@ static void clear_counts_items(int start, int end, int worker, void *context)
     memset(p->inv_n + first, 0, sizeof(float) * (size_t)(last - first));
 }
 
-// 1 / n for particles [first, last), and 1 for the immovable ones. Written so that no division
-// depends on a condition (a particle without a count computes 1 / 1 - 1), and the compiler
+// 1 / n for the particles of items [start, end), and 1 for the immovable ones. Written so that no
+// division depends on a condition (a particle without a count computes 1 / 1 - 1), and the compiler
 // vectorises both loops (in one loop, the select would keep the division from running in lanes
-// it does not use: a branch per particle, 2.5 times slower). The same bits on both builds below.
-SINEW_FORCE_INLINE void invert_counts(float *restrict inv_n, const float *restrict w, int first, int last)
+// it does not use: a branch per particle, 2.5 times slower). The same bits on both builds.
+SINEW_FORCE_INLINE void invert_counts_items_body(int start, int end, void *context)
 {
+    sinew__particles *p = &((particle_task *)context)->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    float *restrict inv_n = p->inv_n;
+    const float *restrict w = p->w;
     for (int i = first; i < last; ++i) {
         const float none = (float)(inv_n[i] == 0.0f);
         inv_n[i] = 1.0f / (inv_n[i] + none) - none;
@@ -988,14 +973,7 @@ SINEW_FORCE_INLINE void invert_counts(float *restrict inv_n, const float *restri
     }
 }
 
-SINEW_FORCE_INLINE void invert_counts_items_body(int start, int end, int worker, void *context)
-{
-    (void)worker;
-    sinew__particles *p = &((particle_task *)context)->world->particles;
-    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
-    invert_counts(p->inv_n, p->w, first, last);
-}
-PASS_BUILDS(invert_counts_items)
+SINEW__TASK_BUILDS(invert_counts_items, invert_counts_items_body(start, end, context))
 
 bool sinew__particles_spread(const sinew_world *world)
 {
@@ -1039,7 +1017,7 @@ void sinew__particles_clear_counts(sinew_world *world)
 void sinew__particles_invert_counts(sinew_world *world)
 {
     particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
-    particle_pass(world, PASS_FN(world, invert_counts_items), &t);
+    particle_pass(world, SINEW__TASK_FN(world, invert_counts_items), &t);
 }
 
 int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale)
@@ -1047,7 +1025,7 @@ int sinew__particles_integrate(sinew_world *world, float h, float velocity_scale
     particle_task t = {world, h * h, velocity_scale, false, INFINITY, 0u};
     // A force, gravity or speed that carries a particle out of range (or overflows) must not reach
     // the grid nor any neighbour: it stays where the sub-step begins.
-    return particle_pass(world, PASS_FN(world, integrate_items), &t);
+    return particle_pass(world, SINEW__TASK_FN(world, integrate_items), &t);
 }
 
 const sinew__materials *sinew__particles_materials(sinew_world *world)
@@ -1291,9 +1269,8 @@ SINEW__AVX2 static unsigned finish_bounded_avx2(int n, const float *restrict x, 
 }
 #endif
 
-SINEW_FORCE_INLINE void finish_items_body(int start, int end, int worker, void *context)
+SINEW_FORCE_INLINE void finish_items_body(int start, int end, void *context)
 {
-    (void)worker;
     particle_task *t = context;
     sinew__particles *p = &t->world->particles;
     unsigned out = 0u;
@@ -1323,7 +1300,7 @@ SINEW_FORCE_INLINE void finish_items_body(int start, int end, int worker, void *
     }
     atomic_fetch_or(&t->out, out);
 }
-PASS_BUILDS(finish_items)
+SINEW__TASK_BUILDS(finish_items, finish_items_body(start, end, context))
 
 int sinew__particles_finish_substep(sinew_world *world, bool pack, float most)
 {
@@ -1332,7 +1309,7 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack, float most)
     // particles it broke go back to where the sub-step began, at rest, and are counted.
     // (With records to pack, the items dispatch to their own AVX2 kernels, some of whose baseline
     // fallbacks the AVX2 build would call with the vector registers' upper halves in use.)
-    return particle_pass(world, pack ? finish_items : PASS_FN(world, finish_items), &t);
+    return particle_pass(world, pack ? finish_items_portable : SINEW__TASK_FN(world, finish_items), &t);
 }
 
 // Items no contact touches were finished (and bounded) without records: nothing to copy back.
