@@ -17,30 +17,22 @@ import argparse
 import concurrent.futures
 import json
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from bench_runs import DEFAULT_BENCH, box2d3, sinew_bench
 OVERLAP_LIMIT, SPEED_LIMIT = 0.02, 0.2
 
 
 def sinew_lattice(bench, n, extra):
-    out = subprocess.run([bench, "--scene", "pile", "--n", str(n), "--steps", "600", "--repeat", "1"] + extra,
-                         capture_output=True, text=True, check=True).stdout
-    d = json.loads(out.strip().splitlines()[-1])
+    d = sinew_bench(bench, ["--scene", "pile", "--n", str(n), "--steps", "600"] + extra)
     return {"n": n, "max_overlap_ratio": d["max_overlap_ratio"], "max_speed": d["max_speed"],
             "mean_speed": d["mean_speed"], "outside": d["outside"], "state_hash": d.get("state_hash")}
 
 
 def box2d_lattice(harness, n):
-    env = dict(os.environ, B3_STEPS="600")
-    out = subprocess.run([harness, "pile", str(n), "1"], capture_output=True, text=True, env=env, check=True).stdout
-    for line in out.splitlines():
-        if line.startswith("RESULT"):
-            f = dict(kv.split("=", 1) for kv in line.split()[1:])
-            return {"n": n, "max_overlap_ratio": float(f["overlap_max_rel"]), "max_speed": float(f["vmax"]),
-                    "mean_speed": float(f["vmean"]), "outside": int(f["outside"])}
-    raise RuntimeError("the Box2D v3 harness printed no RESULT line")
+    f = box2d3(harness, ["pile", str(n), "1"], 600)
+    return {"n": n, "max_overlap_ratio": float(f["overlap_max_rel"]), "max_speed": float(f["vmax"]),
+            "mean_speed": float(f["vmean"]), "outside": int(f["outside"])}
 
 
 def main():
@@ -50,7 +42,7 @@ def main():
         at = argv.index("--")
         argv, extra = argv[:at], argv[at + 1:]
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--bench", default=os.path.join(HERE, "..", "build", "bench", "sinew-bench"))
+    p.add_argument("--bench", default=DEFAULT_BENCH)
     p.add_argument("--box2d", help="the Box2D v3 harness (box2d3_bench): run it on the lattices instead")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--first", type=int, default=9970)

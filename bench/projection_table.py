@@ -5,18 +5,17 @@
 
 Runs each scene in both modes on both kernel paths (SINEW_PORTABLE=1 for the portable ones),
 round after round, and prints one JSON object a line per scene and mode: the medians of
-sinew-bench's `ns_per_projection` and the median of the rounds' AVX2 / portable ratios. The pile's figure is its whole
-step over its projections (search and response included). The ropes (20,000 steps: shorter runs
-of so small a scene read 20% apart from one run to the next): the builder's order, and the
-links made again by the user in sequence (`--user-order`).
+sinew-bench's `ns_per_projection` and the median of the rounds' AVX2 / portable ratios. The
+pile's figure is its whole step over its projections (search and response included). The ropes
+(20,000 steps: shorter runs of so small a scene read 20% apart from one run to the next): the
+builder's order, and the links made again by the user in sequence (`--user-order`).
 """
 import argparse
 import json
 import os
 import statistics
-import subprocess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from bench_runs import DEFAULT_BENCH, sinew_bench
 
 SCENES = {
     "cloth-256": "--scene cloth --size 256x256 --iterations 10 --substeps 1 --steps 100",
@@ -29,7 +28,7 @@ SCENES = {
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=7)
-    p.add_argument("--bench", default=os.path.join(HERE, "..", "build", "bench", "sinew-bench"))
+    p.add_argument("--bench", default=DEFAULT_BENCH)
     o = p.parse_args()
     ns = {}
     for _ in range(o.rounds):
@@ -40,9 +39,7 @@ def main():
                     env.pop("SINEW_PORTABLE", None)
                     if portable:
                         env["SINEW_PORTABLE"] = "1"
-                    out = subprocess.run([o.bench] + args.split() + ["--mode", mode, "--repeat", "1"],
-                                         capture_output=True, text=True, env=env, check=True).stdout
-                    d = json.loads(out.strip().splitlines()[-1])
+                    d = sinew_bench(o.bench, args.split() + ["--mode", mode], env)
                     ns.setdefault((scene, mode, portable), []).append(d["ns_per_projection"])
     for scene in SCENES:
         for mode in ("gs", "jacobi"):

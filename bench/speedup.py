@@ -13,12 +13,10 @@ rounds. Nothing here times anything itself: the figures are sinew-bench's and th
 """
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from bench_runs import DEFAULT_BENCH, box2d3, sinew_bench
 
 SCENES = {
     "pile-10000-8x4": "--scene pile --n 10000 --substeps 8 --iterations 4 --steps 600",
@@ -31,27 +29,18 @@ BOX2D = {"box2d-pile-10000": (10000, 600), "box2d-pile-100000": (100000, 120)}
 
 
 def sinew_run(bench, args, threads):
-    out = subprocess.run([bench] + args.split() + ["--repeat", "1", "--threads", str(threads)],
-                         capture_output=True, text=True, check=True).stdout
-    d = json.loads(out.strip().splitlines()[-1])
+    d = sinew_bench(bench, args.split() + ["--threads", str(threads)])
     return d["ms_per_step"], d.get("state_hash")
 
 
 def box2d_run(harness, n, steps, threads):
-    env = dict(os.environ, B3_STEPS=str(steps))
-    out = subprocess.run([harness, "pile", str(n), str(threads)], capture_output=True, text=True, env=env,
-                         check=True).stdout
-    for line in out.splitlines():
-        if line.startswith("RESULT"):
-            fields = dict(kv.split("=", 1) for kv in line.split()[1:])
-            return float(fields["ms_per_step"]), None
-    raise RuntimeError("the Box2D v3 harness printed no RESULT line")
+    return float(box2d3(harness, ["pile", str(n), str(threads)], steps)["ms_per_step"]), None
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=9)
-    p.add_argument("--bench", default=os.path.join(HERE, "..", "build", "bench", "sinew-bench"))
+    p.add_argument("--bench", default=DEFAULT_BENCH)
     p.add_argument("--box2d", help="the Box2D v3 harness (box2d3_bench), measured in the same rounds")
     p.add_argument("--scenes", help="comma-separated names among: " + ", ".join(list(SCENES) + list(BOX2D)))
     o = p.parse_args()
