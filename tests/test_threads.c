@@ -76,6 +76,58 @@ static void any_worker_count_gives_the_same_state(void **state)
     }
 }
 
+// A net of links made both ways, (i, j) and (j, i): Jacobi's layout then holds runs of negative
+// offsets too, whose j ends lie in items before their i ends. With items of 32 particles (the
+// grain of 1000), many links have their two ends in two items, and every count and sum must meet
+// the same parts at any worker count, rigid and soft links alike.
+static uint64_t two_way_net(int workers)
+{
+    sinew_world *w = threaded_world(SINEW_SOLVER_JACOBI, workers, 1000);
+    enum { SIDE = 24 };
+    sinew_particle_id ids[SIDE * SIDE];
+    for (int r = 0; r < SIDE; ++r) {
+        for (int c = 0; c < SIDE; ++c) {
+            sinew_particle_def pd = sinew_default_particle_def();
+            pd.position = sinew_vec2_make(0.25f * (float)c, -0.25f * (float)r);
+            pd.weight = r == 0 && c % 6 == 0 ? 0.0f : 1.0f;
+            pd.flags = 0u;
+            assert_int_equal(sinew_particle_create(w, &pd, &ids[r * SIDE + c]), SINEW_OK);
+        }
+    }
+    for (int r = 0; r < SIDE; ++r) {
+        for (int c = 0; c < SIDE; ++c) {
+            const int k = r * SIDE + c;
+            sinew_distance_def dd = sinew_default_distance_def();
+            dd.compliance = k % 3 == 0 ? 1e-4f : 0.0f;
+            const bool forwards = (r / 4) % 2 == 0; // (bands of four rows: runs long enough for the table)
+            if (c + 1 < SIDE) { // across
+                dd.a = ids[forwards ? k : k + 1];
+                dd.b = ids[forwards ? k + 1 : k];
+                assert_int_equal(sinew_distance_create(w, &dd, NULL), SINEW_OK);
+            }
+            if (r + 1 < SIDE) { // down
+                dd.a = ids[forwards ? k : k + SIDE];
+                dd.b = ids[forwards ? k + SIDE : k];
+                assert_int_equal(sinew_distance_create(w, &dd, NULL), SINEW_OK);
+            }
+        }
+    }
+    step_world(w, 40);
+    assert_true(w->distances.seg_item > 0 || workers == 1); // the threaded passes ran
+    const uint64_t h = hash_positions(w);
+    sinew_world_destroy(w);
+    return h;
+}
+
+static void links_made_both_ways_give_the_same_state_at_any_count(void **state)
+{
+    (void)state;
+    const uint64_t one = two_way_net(1);
+    for (int workers = 2; workers <= 4; ++workers) {
+        assert_true(two_way_net(workers) == one);
+    }
+}
+
 // A cloth alone collides with nothing, so it holds no search arrays: its spans are found with the
 // span marks the workers bring, and it gives the same bits over workers as on one thread.
 static void a_cloth_that_collides_with_nothing_spreads_over_workers(void **state)
@@ -765,6 +817,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(any_worker_count_gives_the_same_state),
         cmocka_unit_test(a_cloth_that_collides_with_nothing_spreads_over_workers),
+        cmocka_unit_test(links_made_both_ways_give_the_same_state_at_any_count),
         cmocka_unit_test(span_marks_come_with_workers_and_distances),
         cmocka_unit_test(short_spans_are_swept_in_one_pass),
         cmocka_unit_test(tears_and_statistics_are_the_same_at_any_count),

@@ -218,15 +218,16 @@ SINEW_FORCE_INLINE void add_terms(int len, double *restrict sum_x, double *restr
     }
 }
 
-// The factors t = min(1 / n_i, 1 / n_j) of a chunk of links, and their steps turned into terms in
-// place, as gather_chunk computes them.
-SINEW_FORCE_INLINE void factor_chunk(int len, const float *restrict inv_i, const float *restrict inv_j,
-                                     float *restrict step_x, float *restrict step_y, float *restrict t)
+// The terms t s (xj - xi), t = min(1 / n_i, 1 / n_j), of a chunk of links, as gather_chunk
+// computes them (for the j ends of links whose i ends another item sums).
+SINEW_FORCE_INLINE void terms_chunk(int len, const float *restrict inv_i, const float *restrict inv_j,
+                                    const float *restrict step_x, const float *restrict step_y, float *restrict tx,
+                                    float *restrict ty)
 {
     for (int l = 0; l < len; ++l) {
-        t[l] = inv_i[l] < inv_j[l] ? inv_i[l] : inv_j[l];
-        step_x[l] = t[l] * step_x[l];
-        step_y[l] = t[l] * step_y[l];
+        const float t = inv_i[l] < inv_j[l] ? inv_i[l] : inv_j[l];
+        tx[l] = t * step_x[l];
+        ty[l] = t * step_y[l];
     }
 }
 
@@ -284,22 +285,26 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool soft)
     }
 }
 
-// Threads. With workers, each pass runs in two stages over items of consecutive particles, with
-// a barrier between them: first each item's links (those whose i end is in it) compute their steps
-// and activity (prepare) or their factored terms and lambda's part (gather), then each item adds
-// the counts or terms of the links with an end in it into its particles' sums (and, in gather,
-// moves them). An item adds them run after run, in the order one thread does (a run's chunks in
-// turn; in each chunk the i ends, then the j ends), so every sum meets the same terms in the same
-// order: the bits of one thread. A link's data stays with the item of its i end, in the cache of
-// the worker that keeps taking that item. Which runs reach which item is a table of segments,
-// built with the layout into by_i (free once the layout is built): the items' starts, then per
-// segment its run (first place, first particle and offset) and the run's places [ia, ib) whose i
-// end is in the item, [ja, jb) whose j end is. When the table does not fit there (links in very
-// many short runs) the passes stay on one thread.
+// Threads. With workers, the passes run over items of consecutive particles. Prepare takes two
+// stages with a barrier between: first each item's links (those whose i end is in it) compute
+// their steps and activity, and count it into their ends that lie in the item; then each item
+// counts the activity of its other links' ends (those whose i end is in another item). Counts are
+// sums of zeros and ones, exact in any order. Gather is one stage: each item adds the terms of the
+// links with an end in it into its particles' sums, computing each term from the link's step and
+// its ends' factors as one thread does (a link whose ends lie in two items computes it twice, to
+// the same bits), and moves them. An item adds them run after run, in the order one thread does
+// (a run's chunks in turn; in each chunk the i ends, then the j ends), so every sum meets the same
+// terms in the same order: the bits of one thread. A link's data stays with the item of its i
+// end, in the cache of the worker that keeps taking that item. Which runs reach which item is a
+// table of segments, built with the layout into by_i (free once the layout is built): the items'
+// starts, then per segment its run (first place, first particle and offset) and the run's places
+// [ia, ib) whose i end is in the item, [ja, jb) whose j end is. When the table does not fit there
+// (links in very many short runs) the passes stay on one thread.
 #define ITEM_PARTICLES 1024     // particles per item (the tests' grain shrinks it, to ITEM_PARTICLES_MIN)
 #define ITEM_PARTICLES_MIN 32
-#define SPREAD_ITEMS 16         // fewer particle items run on one thread (four barriers an iteration:
-                                // measured, a 100 x 100 cloth ran 5% slower at two workers, 128 x 128 20% faster)
+#define SPREAD_ITEMS 16         // fewer particle items run on one thread (four barriers an iteration, as
+                                // it was then: measured, a 100 x 100 cloth ran 5% slower at two workers,
+                                // 128 x 128 20% faster)
 #define SEGMENT 7               // uint32 per segment: the run's first place, ia, ib, ja, jb, first
                                 // particle and offset (kept here: reading them from the run's
                                 // first link at every stage cost a 256 x 256 Jacobi cloth 8% at two workers)
@@ -461,27 +466,49 @@ SINEW_FORCE_INLINE void steps_piece(const jacobi_task *t, piece c, bool soft)
                   &d->step_lambda[m], &d->step_x[m], &d->step_y[m], &d->active[m], t->inv_h2, soft);
 }
 
-// Gather, stage 1: the term t s (xj - xi) (kept in step_x, step_y) and lambda's part of an i
-// piece's links.
-SINEW_FORCE_INLINE void terms_piece(const jacobi_task *t, piece c, bool soft)
+// Gather, for a piece of item P: the terms t s (xj - xi) of its links added to (i ends) or taken
+// from (j ends) its particles' sums, as gather_all does; an i piece's links also move lambda by
+// their part (each link is an i piece of one item only).
+SINEW_FORCE_INLINE void sums_piece(const jacobi_task *t, piece c, bool soft)
 {
-    const float *inv_n = t->world->particles.inv_n;
+    sinew__particles *p = &t->world->particles;
     sinew__distances *d = &t->world->distances;
     const int m = c.m;
-    float f[SINEW__CHUNK];
-    factor_chunk(c.len, &inv_n[c.q], &inv_n[c.q + c.offset], &d->step_x[m], &d->step_y[m], f);
+    float f[SINEW__CHUNK], tx[SINEW__CHUNK], ty[SINEW__CHUNK];
+    if (c.j_end) {
+        terms_chunk(c.len, &p->inv_n[c.q - c.offset], &p->inv_n[c.q], &d->step_x[m], &d->step_y[m], tx, ty);
+        subtract_terms(c.len, &p->jacobi_x[c.q], &p->jacobi_y[c.q], tx, ty);
+        return;
+    }
+    gather_chunk(c.len, &p->inv_n[c.q], &p->inv_n[c.q + c.offset], &d->step_x[m], &d->step_y[m], &p->jacobi_x[c.q],
+                 &p->jacobi_y[c.q], f, tx, ty);
     for (int l = 0; l < c.len && soft; ++l) { // lambda takes the part of its step that is applied
         const uint32_t k = d->order[m + l];
         d->l.lambda[k] += t->omega * f[l] * (d->step_lambda[m + l] - d->l.lambda[k]);
     }
 }
 
-typedef enum stage { STEPS, COUNTS, TERMS, SUMS } stage;
+// Adds the activity of places [a, b) of piece c's run (a run's places, not the piece's) to the
+// counts of their j ends.
+SINEW_FORCE_INLINE void count_j_ends(sinew__particles *p, const sinew__distances *d, piece c, int first, int a, int b)
+{
+    const int at = c.m - first; // the piece's first place in its run
+    const int j0 = c.j_end ? c.q : c.q + c.offset;
+    a = a > at ? a : at;
+    b = b < at + c.len ? b : at + c.len;
+    if (a < b) {
+        add_counts(b - a, &p->inv_n[j0 + (a - at)], &d->active[c.m + (a - at)]);
+    }
+}
 
-// One stage over items [start, end): the first stages (STEPS, TERMS) work on the links whose i
-// end is in an item (its i pieces); the second (COUNTS, SUMS) add into the item's particles from
-// all its pieces, in order, and SUMS then moves them. `s` and `soft` are constants where this is
-// inlined, so each stage compiles to its own loop.
+typedef enum stage { STEPS, COUNTS, SUMS } stage;
+
+// One stage over items [start, end). STEPS works on the links whose i end is in an item (its i
+// pieces), and counts their activity into the ends in the item: every i end, and the j ends in the
+// item too. COUNTS then adds the activity of the item's other j ends (of links whose i end is in
+// another item). Counts are sums of zeros and ones, the same in any order. SUMS adds the terms of
+// all the item's pieces into its particles' sums, in the order one thread does, then moves them.
+// `s` and `soft` are constants where this is inlined, so each stage compiles to its own loop.
 SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, stage s, bool soft)
 {
     sinew__particles *p = &t->world->particles;
@@ -491,19 +518,19 @@ SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, st
         item_segments(d, P, &g, &g_end);
         for (; g < g_end; g += SEGMENT) {
             piece pc[MAX_PIECES];
-            const int count = segment_pieces(g, s == COUNTS || s == SUMS, pc);
+            const int first = (int)g[0], ia = (int)g[1], ib = (int)g[2], ja = (int)g[3], jb = (int)g[4];
+            const int count = segment_pieces(g, s != STEPS, pc);
             for (int k = 0; k < count; ++k) {
                 const piece c = pc[k];
                 if (s == STEPS) {
                     steps_piece(t, c, soft);
-                } else if (s == TERMS) {
-                    terms_piece(t, c, soft);
-                } else if (s == COUNTS) {
                     add_counts(c.len, &p->inv_n[c.q], &d->active[c.m]);
-                } else if (s == SUMS && c.j_end) {
-                    subtract_terms(c.len, &p->jacobi_x[c.q], &p->jacobi_y[c.q], &d->step_x[c.m], &d->step_y[c.m]);
+                    count_j_ends(p, d, c, first, ja, jb);
+                } else if (s == COUNTS && c.j_end) { // (its places outside [ia, ib))
+                    count_j_ends(p, d, c, first, 0, ia);
+                    count_j_ends(p, d, c, first, ib, INT32_MAX);
                 } else if (s == SUMS) {
-                    add_terms(c.len, &p->jacobi_x[c.q], &p->jacobi_y[c.q], &d->step_x[c.m], &d->step_y[c.m]);
+                    sums_piece(t, c, soft);
                 }
             }
         }
@@ -518,7 +545,7 @@ SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, st
 // others; `s` is a constant in each task below, so one of the two calls remains.
 SINEW_FORCE_INLINE void stage_compiled(const jacobi_task *t, int start, int end, stage s)
 {
-    if (t->soft && (s == STEPS || s == TERMS)) {
+    if (t->soft && s != COUNTS) {
         stage_items(t, start, end, s, true);
     } else {
         stage_items(t, start, end, s, false);
@@ -594,21 +621,20 @@ SINEW__AVX2 static void gather_avx2(sinew_world *world, float omega, bool scatte
 SINEW__TASK_BUILDS(apply, apply_items(context, start, end))
 SINEW__TASK_BUILDS(steps, stage_compiled(context, start, end, STEPS))
 SINEW__TASK_BUILDS(counts, stage_compiled(context, start, end, COUNTS))
-SINEW__TASK_BUILDS(terms, stage_compiled(context, start, end, TERMS))
 SINEW__TASK_BUILDS(sums, stage_compiled(context, start, end, SUMS))
 
-static void run_stages(sinew_world *world, sinew_task_fn *first, sinew_task_fn *second, jacobi_task *t)
+static void run_stage(sinew_world *world, sinew_task_fn *fn, jacobi_task *t)
 {
     const int items = (world->particles.count + world->distances.seg_item - 1) / world->distances.seg_item;
-    sinew__parallel_for(&world->tasks, first, items, 1, t);
-    sinew__parallel_for(&world->tasks, second, items, 1, t);
+    sinew__parallel_for(&world->tasks, fn, items, 1, t);
 }
 
 void sinew__distances_prepare(sinew_world *world, float inv_h2)
 {
     if (spread(world)) {
         jacobi_task t = {world, inv_h2, 0.0f, sinew__links_soft(&world->distances.l), false};
-        run_stages(world, SINEW__TASK_FN(world, steps), SINEW__TASK_FN(world, counts), &t);
+        run_stage(world, SINEW__TASK_FN(world, steps), &t);
+        run_stage(world, SINEW__TASK_FN(world, counts), &t);
         return;
     }
 #if SINEW__X86
@@ -624,7 +650,7 @@ void sinew__distances_gather(sinew_world *world, float omega, bool scattered)
 {
     if (spread(world)) {
         jacobi_task t = {world, 0.0f, omega, sinew__links_soft(&world->distances.l), scattered};
-        run_stages(world, SINEW__TASK_FN(world, terms), SINEW__TASK_FN(world, sums), &t);
+        run_stage(world, SINEW__TASK_FN(world, sums), &t);
         return;
     }
     // The links' terms on one thread (when there are any), then the particles move: in the
