@@ -1562,6 +1562,109 @@ static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
     sinew_world_destroy(w);
 }
 
+// A Jacobi world whose search runs on one thread holds one contact array: the search writes into
+// the solved contacts' array and the split sorts it in place (see sinew__contacts). A search in
+// Gauss-Seidel mode, or one over the workers, lays out two again.
+static void a_jacobi_pile_holds_one_contact_array(void **state)
+{
+    (void)state;
+    sinew_world *w = new_world(SINEW_SOLVER_JACOBI, earth, 4, 8);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 2000;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    step_n(w, 150);
+    const sinew__contacts *k = &w->contacts;
+    assert_true(k->l.count > 2000); // (it has settled into its contacts)
+    assert_true(k->one_array && k->found == k->l.c && k->pending == k->l.c + k->l.count);
+    // The solved contacts, their block flags and spans: no second array of 16 bytes a contact.
+    assert_true(k->block_bytes <= (sizeof(sinew__distance) + 2u) * (size_t)k->capacity + 5u * 64u);
+    const size_t one = sinew_world_byte_count(w);
+
+    sinew_solver_def sd = sinew_world_get_solver(w);
+    sd.mode = SINEW_SOLVER_GAUSS_SEIDEL;
+    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+    step_n(w, 1);
+    assert_true(!k->one_array && k->found != k->l.c && !k->in_line);
+    assert_true(sinew_world_byte_count(w) >= one + sizeof(sinew__distance) * (size_t)k->capacity);
+    sd.mode = SINEW_SOLVER_JACOBI;
+    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+    step_n(w, 1);
+    assert_true(k->one_array && k->in_line);
+    // Over the workers (the tests' grain makes this pile large enough to search in bands): two.
+    assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
+    w->tasks.grain = 8;
+    step_n(w, 1);
+    assert_true(!k->one_array && k->found != k->l.c && k->in_line);
+    sinew_world_destroy(w);
+}
+
+// Small balls 0.25 m apart (none within the contact reach of another) and a large one flying by:
+// its speed makes the motion margin wide, so the search finds each small ball's neighbours out to
+// 0.6 m, about ten pending contacts a ball, more than the motion records' memory holds while
+// Jacobi's one array is split; the arrays then grow for them. The same state as with two arrays
+// (over the workers, searched in bands).
+static sinew_world *pending_crowd(int workers, counting_allocator *ca)
+{
+    sinew_world_def def = sinew_default_world_def();
+    def.solver.mode = SINEW_SOLVER_JACOBI;
+    def.gravity = no_gravity;
+    def.workers = workers;
+    if (ca != NULL) {
+        def.allocator = counting_allocator_make(ca);
+    }
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+    w->tasks.grain = 16; // (the search runs in bands from 512 balls)
+    for (int k = 0; k < 30 * 30; ++k) {
+        add_ball(w, sinew_vec2_make(0.25f * (float)(k % 30), 0.25f * (float)(k / 30)), 0.1f, 1.0f);
+    }
+    sinew_particle_def big = sinew_default_particle_def();
+    big.position = sinew_vec2_make(-8.0f, 3.5f);
+    big.velocity = sinew_vec2_make(30.0f, 0.0f);
+    big.radius = 1.0f;
+    assert_int_equal(sinew_particle_create(w, &big, NULL), SINEW_OK);
+    return w;
+}
+
+static void pending_contacts_past_the_records_grow_the_one_array(void **state)
+{
+    (void)state;
+    sinew_world *w = pending_crowd(1, NULL);
+    step_n(w, 1);
+    const sinew__contacts *k = &w->contacts;
+    assert_true(k->one_array);
+    assert_true(k->pending_count + (k->l.count - 0) > 2 * w->particles.scratch[0].capacity);
+    assert_true(k->capacity >= k->l.count + k->pending_count);
+    assert_int_equal(sinew_world_stats(w).dropped_contacts, 0);
+    step_n(w, 40);
+    const uint64_t one = hash_positions(w);
+    sinew_world_destroy(w);
+
+    w = pending_crowd(2, NULL);
+    step_n(w, 41);
+    assert_false(w->contacts.one_array);
+    assert_true(hash_positions(w) == one);
+    sinew_world_destroy(w);
+
+    // With no memory to grow into, the pending contacts that do not fit are dropped and counted,
+    // and the world steps on.
+    counting_allocator ca;
+    w = pending_crowd(1, &ca);
+    step_n(w, 1);
+    ca.fail_after = (int64_t)ca.allocs;
+    int dropped = 0;
+    for (int s = 0; s < 40; ++s) {
+        assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+        dropped += sinew_world_stats(w).dropped_contacts;
+    }
+    assert_true(dropped > 0);
+    for (int i = 0; i < w->particles.count; ++i) {
+        assert_true(isfinite(w->particles.x[i]) && isfinite(w->particles.y[i]));
+    }
+    sinew_world_destroy(w);
+    assert_int_equal(ca.live_bytes, 0);
+}
+
 // A world of the default def holding a pile of 200 balls, their ids in `ids`.
 static sinew_world *pile_of_200(sinew_particle_id ids[200])
 {
@@ -2319,6 +2422,8 @@ int main(void)
         cmocka_unit_test(nothing_collides_until_a_flag_says_so),
         cmocka_unit_test(world_bounds_keep_balls_inside),
         cmocka_unit_test(a_gauss_seidel_pile_holds_no_jacobi_arrays),
+        cmocka_unit_test(a_jacobi_pile_holds_one_contact_array),
+        cmocka_unit_test(pending_contacts_past_the_records_grow_the_one_array),
         cmocka_unit_test(grid_cells_are_the_clamped_floor_of_every_coordinate),
         cmocka_unit_test(the_grid_bounds_are_those_of_the_colliding_particles),
         cmocka_unit_test(a_mixed_pile_keeps_shares_per_contact),

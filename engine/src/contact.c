@@ -44,7 +44,7 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
     sinew__field fields[] = {
         {(void **)&k->l.c, sizeof(sinew__distance), false, 1, false, NULL},
         {(void **)&k->l.block_free, sizeof(uint8_t), false, SINEW__LANES, false, NULL},
-        {(void **)&k->found, sizeof(sinew__distance), false, 1, false, NULL},
+        {(void **)&k->found, sizeof(sinew__distance), false, 1, k->one_array, NULL},
         {(void **)&k->l.span, sizeof(uint32_t), false, SINEW__LANES, false, NULL},
     };
     // The response block follows (only while in use): it must hold as many as the solved arrays.
@@ -55,8 +55,32 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
                                          (int)(sizeof fields / sizeof fields[0]), k->l.count, new_capacity);
     if (s == SINEW_OK) {
         k->capacity = new_capacity;
+        if (k->one_array) { // (the search writes into l.c)
+            k->found = k->l.c;
+        }
     }
     return s;
+}
+
+// Lays the arrays out with one array or two (see sinew__contacts), at the start of a search (they
+// hold nothing to keep), when that changed since the last one. False when memory ran out (the
+// arrays are then as they were).
+static bool contacts_layout(sinew_world *world, bool one_array)
+{
+    sinew__contacts *k = &world->contacts;
+    if (k->one_array == one_array) {
+        return true;
+    }
+    k->one_array = one_array;
+    if (k->block == NULL) { // (the first search's room lays them out so)
+        return true;
+    }
+    k->l.count = 0;
+    if (contacts_resize(world, k->capacity) != SINEW_OK) {
+        k->one_array = !one_array;
+        return false;
+    }
+    return true;
 }
 
 static void contacts_free(sinew_world *world)
@@ -89,7 +113,7 @@ static bool resize_keeping_found(sinew_world *world, int keep, int capacity)
     sinew__distance *c = k->l.c;
     uint8_t *block_free = k->l.block_free;
     uint32_t *span = k->l.span;
-    k->l.c = NULL; // (a NULL array is not copied: it comes out zero)
+    k->l.c = k->one_array ? c : NULL; // (a NULL array is not copied: it comes out zero; one array: found is l.c)
     k->l.block_free = NULL;
     k->l.span = NULL;
     k->l.count = keep;
@@ -587,6 +611,13 @@ static void grow_keeping_found(sinew_world *world, int keep, int needed)
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
 #define SEARCH_PARALLEL_MIN 8192  // particles under which the search runs on one thread (see docs/threads.md)
 
+// Whether the search runs in bands over the workers (find_bands), and the split too.
+static bool search_spreads(const sinew_world *world)
+{
+    return world->tasks.workers > 1 &&
+           world->grid.sorted_count >= sinew__min_range(&world->tasks, SEARCH_PARALLEL_MIN);
+}
+
 typedef struct band_search {
     sinew_world *world;
     int cell[SINEW__SEARCH_BANDS_MAX + 1];  // band b: cells [cell[b], cell[b + 1])
@@ -870,7 +901,7 @@ static int find_all(sinew_world *world, bool *split)
     const scan_place all = {0, 0u};
     scan_place none;
     *split = false;
-    if (world->tasks.workers > 1 && g->sorted_count >= sinew__min_range(&world->tasks, SEARCH_PARALLEL_MIN)) {
+    if (search_spreads(world)) {
         int count = 0;
         uint64_t candidates = 0u;
         if (!find_bands(world, &count, &candidates, split)) {
@@ -904,6 +935,49 @@ static int split_pending(sinew__contacts *k, int count, sinew__distance *kept_ou
         waiting += !near;
     }
     k->pending_count = waiting;
+    return kept;
+}
+
+// Jacobi with one array: the found contacts [0, count) of l.c split in place as split_pending
+// splits them, the kept ones at the front in order, the pending ones after them in order (hi set
+// to infinity). The pending ones wait meanwhile past the found ones, as far as the arrays reach,
+// then in the motion records' memory, free between the search and the sub-step's finish (see
+// search_views in particle.c: two contacts a particle); when they are more, the arrays first grow
+// to hold them all past the found ones (when that fails, the ones with no room are dropped, and
+// counted). Returns how many were kept.
+static int split_in_place(sinew_world *world, int count)
+{
+    sinew__contacts *k = &world->contacts;
+    sinew__particles *p = &world->particles;
+    const int waiting = count - count_within(k->l.c, 0, count);
+    int room = k->capacity - count; // past the found ones, then in the records
+    sinew__distance *more = (sinew__distance *)(void *)p->motion;
+    int more_room = 2 * p->scratch[0].capacity;
+    if (waiting > room + more_room && reserve(world, count, waiting - more_room)) {
+        room = k->capacity - count;
+    }
+    sinew__distance *c = k->l.c; // (the first waiting ones go to its tail)
+    int kept = 0, w = 0;
+    for (int m = 0; m < count; ++m) {
+        sinew__distance x = c[m];
+        const bool near = within_reach(x.hi, x.lo);
+        x.hi = INFINITY;
+        if (near) {
+            c[kept++] = x;
+        } else if (w < room) {
+            c[count + w++] = x;
+        } else if (w < room + more_room) {
+            more[w++ - room] = x;
+        } else {
+            world->dropped_contacts += 1;
+        }
+    }
+    const int past = w < room ? w : room;
+    memmove(c + kept, c + count, sizeof(sinew__distance) * (size_t)past);
+    if (w > past) {
+        memcpy(c + kept + past, more, sizeof(sinew__distance) * (size_t)(w - past));
+    }
+    k->pending_count = w;
     return kept;
 }
 
@@ -950,8 +1024,7 @@ static bool split_spreads(const sinew_world *world, int count)
 {
     const sinew__tasks *tasks = &world->tasks;
     const int size = sinew__item_size(tasks, count, SPLIT_ITEM, SPLIT_ITEMS);
-    return tasks->workers > 1 && world->grid.sorted_count >= sinew__min_range(tasks, SEARCH_PARALLEL_MIN) &&
-           (count + size - 1) / size >= 2 * sinew__min_range(tasks, SPLIT_MIN_ITEMS);
+    return search_spreads(world) && (count + size - 1) / size >= 2 * sinew__min_range(tasks, SPLIT_MIN_ITEMS);
 }
 
 static int split_items_spread(sinew_world *world, int count)
@@ -1034,7 +1107,13 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
+    // One array in Jacobi mode when the search runs on one thread (see sinew__contacts).
+    if (!contacts_layout(world, !color && !search_spreads(world))) {
+        world->dropped_contacts += g->sorted_count; // (the layout could not change: no contacts this sub-step)
+        return;
+    }
     bool split = false;
+    k->in_line = !color;
     int found_count = find_all(world, &split);
     if (!split && split_spreads(world, found_count)) {
         found_count = split_items_spread(world, found_count);
@@ -1056,16 +1135,18 @@ void sinew__contacts_find(sinew_world *world, bool color)
             refresh_spans(world, 0);
         }
         mark_packed(world);
-    } else { // Jacobi: the order does not matter; the kept ones go straight to l.c.
-        if (!split) {
+    } else { // Jacobi: the kept ones at the front of l.c, the pending ones right after them.
+        if (k->one_array) {
+            found_count = split_in_place(world, found_count);
+        } else if (!split) { // (the pending ones go to the front of `found`, then after the kept ones)
             found_count = split_pending(k, found_count, k->l.c, k->found);
-        } else { // (the kept ones are at the front of `found`, the pending ones after them)
-            swap_found(k);
             if (k->pending_count > 0) {
-                memcpy(k->found, k->l.c + found_count, sizeof(sinew__distance) * (size_t)k->pending_count);
+                memcpy(k->l.c + found_count, k->found, sizeof(sinew__distance) * (size_t)k->pending_count);
             }
+        } else { // (the split left them so in `found`)
+            swap_found(k);
         }
-        k->pending = k->found;
+        k->pending = k->l.c + found_count;
         k->l.count = found_count;
         if (found_count > 0) {
             memset(k->l.block_free, 0, (size_t)(found_count + SINEW__LANES - 1) / SINEW__LANES);
@@ -1183,6 +1264,34 @@ static void move_pieces(int start, int end, int worker, void *context)
     }
 }
 
+// Jacobi (in_line): the pending contacts follow the solved ones in l.c, and those mark_pieces
+// marked (hi = -INFINITY) move to the front of them, in order, where they join the solved ones;
+// the waiting ones take their places, in the order the swaps leave them (one pass: the same at
+// any worker count). Returns the new count of solved contacts.
+static int promote_in_line(sinew_world *world)
+{
+    sinew__contacts *k = &world->contacts;
+    const sinew__particles *p = &world->particles;
+    sinew__distance *restrict c = k->l.c;
+    const int end = k->l.count + k->pending_count;
+    int n = k->l.count;
+    for (int m = n; m < end; ++m) {
+        sinew__distance x = c[m];
+        if (x.hi < 0.0f) {
+            x.hi = INFINITY;
+            c[m] = c[n]; // (a waiting one met before, or x itself)
+            c[n] = x;
+            if (!k->one_material) {
+                set_response(k, p, n);
+            }
+            sinew__particles_pack_mark(p, x.i);
+            sinew__particles_pack_mark(p, x.j);
+            n += 1;
+        }
+    }
+    return n;
+}
+
 // Cuts the pending runs into pieces of at most `piece` contacts, in order, into start and count
 // (as many as fit); returns how many there are.
 static int cut_pieces(const sinew__contacts *k, int piece, int32_t *start, int32_t *count)
@@ -1220,22 +1329,32 @@ void sinew__contacts_promote(sinew_world *world)
     promote_task t = {world, start, count, promoted, at};
     const int min_pieces = sinew__min_range(&world->tasks, PROMOTE_MIN_PIECES);
     sinew__parallel_for(&world->tasks, mark_pieces, pieces, min_pieces, &t);
-    int n = first, runs = 0, waiting = 0;
-    for (int q = 0; q < pieces; ++q) {
-        at[q] = n;
-        n += promoted[q];
-        if (count[q] > promoted[q]) { // its waiting ones stay at its start
-            k->pending_start[runs] = start[q];
-            k->pending_run[runs] = count[q] - promoted[q];
-            waiting += k->pending_run[runs];
-            runs += 1;
+    int n = first;
+    if (k->in_line) {
+        n = promote_in_line(world);
+        k->pending = k->l.c + n;
+        k->pending_count -= n - first;
+        k->pending_segs = k->pending_count > 0 ? 1 : 0;
+        k->pending_start[0] = 0;
+        k->pending_run[0] = k->pending_count;
+    } else {
+        int runs = 0, waiting = 0;
+        for (int q = 0; q < pieces; ++q) {
+            at[q] = n;
+            n += promoted[q];
+            if (count[q] > promoted[q]) { // its waiting ones stay at its start
+                k->pending_start[runs] = start[q];
+                k->pending_run[runs] = count[q] - promoted[q];
+                waiting += k->pending_run[runs];
+                runs += 1;
+            }
         }
+        if (n > first) { // (else no contact was marked)
+            sinew__parallel_for(&world->tasks, move_pieces, pieces, min_pieces, &t);
+        }
+        k->pending_segs = runs;
+        k->pending_count = waiting;
     }
-    if (n > first) { // (else no contact was marked)
-        sinew__parallel_for(&world->tasks, move_pieces, pieces, min_pieces, &t);
-    }
-    k->pending_segs = runs;
-    k->pending_count = waiting;
     // The promoted contacts go one by one: no block they are in is marked independent.
     for (int b = first / SINEW__LANES; b < (n + SINEW__LANES - 1) / SINEW__LANES; ++b) {
         k->l.block_free[b] = 0u;

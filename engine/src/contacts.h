@@ -41,8 +41,14 @@ typedef struct sinew__contacts {
     // the contacts found with the motion margin but not yet within the contact reach, `pending`
     // (Gauss-Seidel: after the ones solved, before their colour sort into l.c). Those are not
     // solved until a later sub-step of the step brings them within it (sinew__contacts_promote).
+    // Jacobi keeps its pending contacts in l.c, right after the solved ones (`in_line`: a
+    // promotion moves those now within reach to the front of them, where they join the solved),
+    // and, when its search runs on one thread, has no found array at all (`one_array`: the search
+    // writes into l.c, and the split sorts it in place). The layout follows the last search's
+    // (a change of mode or of the workers lays the arrays out again).
     sinew__distance *found; // Gauss-Seidel: the colour sort keeps each one's colour in hi
-    sinew__distance *pending; // in `found`
+    sinew__distance *pending; // in `found` (in_line: in l.c, from l.count on)
+    bool in_line, one_array;
     int pending_count;        // in all: the pending contacts are the pending_segs runs below, in order
     // The runs of `pending` that hold pending contacts: [start, start + count). One after a search;
     // a promotion splits them (it compacts each piece it hands a worker in place).
