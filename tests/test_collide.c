@@ -1564,7 +1564,8 @@ static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
 
 // A Jacobi world whose search runs on one thread holds one contact array: the search writes into
 // the solved contacts' array and the split sorts it in place (see sinew__contacts). A search in
-// Gauss-Seidel mode, or one over the workers, lays out two again.
+// Gauss-Seidel mode, or one over the workers, brings the second array for good: switching back
+// and forth then allocates nothing.
 static void a_jacobi_pile_holds_one_contact_array(void **state)
 {
     (void)state;
@@ -1575,26 +1576,37 @@ static void a_jacobi_pile_holds_one_contact_array(void **state)
     step_n(w, 150);
     const sinew__contacts *k = &w->contacts;
     assert_true(k->l.count > 2000); // (it has settled into its contacts)
-    assert_true(k->one_array && k->found == k->l.c && k->pending == k->l.c + k->l.count);
+    assert_true(k->one_array && k->in_line && k->found == k->l.c && k->pending == k->l.c + k->l.count);
     // The solved contacts, their block flags and spans: no second array of 16 bytes a contact.
     assert_true(k->block_bytes <= (sizeof(sinew__distance) + 2u) * (size_t)k->capacity + 5u * 64u);
     const size_t one = sinew_world_byte_count(w);
 
     sinew_solver_def sd = sinew_world_get_solver(w);
-    sd.mode = SINEW_SOLVER_GAUSS_SEIDEL;
+    for (int round = 0; round < 2; ++round) {
+        sd.mode = SINEW_SOLVER_GAUSS_SEIDEL;
+        assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+        step_n(w, 1);
+        assert_true(!k->one_array && k->found != k->l.c && !k->in_line);
+        sd.mode = SINEW_SOLVER_JACOBI;
+        assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
+        step_n(w, 1);
+        assert_true(!k->one_array && k->found != k->l.c && k->in_line && k->pending == k->l.c + k->l.count);
+    }
+    const size_t two = sinew_world_byte_count(w);
+    assert_true(two >= one + sizeof(sinew__distance) * (size_t)k->capacity);
+    sd.mode = SINEW_SOLVER_GAUSS_SEIDEL; // (warm: the same bytes)
     assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
     step_n(w, 1);
-    assert_true(!k->one_array && k->found != k->l.c && !k->in_line);
-    assert_true(sinew_world_byte_count(w) >= one + sizeof(sinew__distance) * (size_t)k->capacity);
-    sd.mode = SINEW_SOLVER_JACOBI;
-    assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
-    step_n(w, 1);
-    assert_true(k->one_array && k->in_line);
+    assert_true(sinew_world_byte_count(w) == two);
+    sinew_world_destroy(w);
+
     // Over the workers (the tests' grain makes this pile large enough to search in bands): two.
+    w = new_world(SINEW_SOLVER_JACOBI, earth, 4, 8);
     assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
     w->tasks.grain = 8;
-    step_n(w, 1);
-    assert_true(!k->one_array && k->found != k->l.c && k->in_line);
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    step_n(w, 30);
+    assert_true(!w->contacts.one_array && w->contacts.found != w->contacts.l.c && w->contacts.in_line);
     sinew_world_destroy(w);
 }
 

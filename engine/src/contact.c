@@ -62,22 +62,24 @@ static sinew_status contacts_resize(sinew_world *world, int new_capacity)
     return s;
 }
 
-// Lays the arrays out with one array or two (see sinew__contacts), at the start of a search (they
-// hold nothing to keep), when that changed since the last one. False when memory ran out (the
-// arrays are then as they were).
-static bool contacts_layout(sinew_world *world, bool one_array)
+// Lays the arrays out for a search that needs two arrays or not (see sinew__contacts), at its
+// start (they hold nothing to keep): the first search chooses; a later one that needs two when
+// there is one lays them out again, once, and they stay two, so that switching modes or workers
+// back and forth allocates nothing once warm. False when memory ran out (nothing changed).
+static bool contacts_layout(sinew_world *world, bool two)
 {
     sinew__contacts *k = &world->contacts;
-    if (k->one_array == one_array) {
+    if (k->block == NULL) {
+        k->one_array = !two;
         return true;
     }
-    k->one_array = one_array;
-    if (k->block == NULL) { // (the first search's room lays them out so)
+    if (!two || !k->one_array) {
         return true;
     }
+    k->one_array = false;
     k->l.count = 0;
     if (contacts_resize(world, k->capacity) != SINEW_OK) {
-        k->one_array = !one_array;
+        k->one_array = true;
         return false;
     }
     return true;
@@ -1107,8 +1109,8 @@ void sinew__contacts_find(sinew_world *world, bool color)
     if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
         return;
     }
-    // One array in Jacobi mode when the search runs on one thread (see sinew__contacts).
-    if (!contacts_layout(world, !color && !search_spreads(world))) {
+    // One array in Jacobi mode while the search runs on one thread (see sinew__contacts).
+    if (!contacts_layout(world, color || search_spreads(world))) {
         world->dropped_contacts += g->sorted_count; // (the layout could not change: no contacts this sub-step)
         return;
     }

@@ -43,9 +43,9 @@ typedef struct sinew__contacts {
     // solved until a later sub-step of the step brings them within it (sinew__contacts_promote).
     // Jacobi keeps its pending contacts in l.c, right after the solved ones (`in_line`: a
     // promotion moves those now within reach to the front of them, where they join the solved),
-    // and, when its search runs on one thread, has no found array at all (`one_array`: the search
-    // writes into l.c, and the split sorts it in place). The layout follows the last search's
-    // (a change of mode or of the workers lays the arrays out again).
+    // and, while its search runs on one thread, has no found array at all (`one_array`: the search
+    // writes into l.c, and the split sorts it in place). The first search chooses; a search in
+    // Gauss-Seidel mode or over the workers then brings the second array for good.
     sinew__distance *found; // Gauss-Seidel: the colour sort keeps each one's colour in hi
     sinew__distance *pending; // in `found` (in_line: in l.c, from l.count on)
     bool in_line, one_array;
