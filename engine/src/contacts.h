@@ -43,15 +43,16 @@ typedef struct sinew__contacts {
     // solved until a later sub-step of the step brings them within it (sinew__contacts_promote).
     // Jacobi keeps its pending contacts in l.c, right after the solved ones (`in_line`: a
     // promotion moves those now within reach to the front of them, where they join the solved),
-    // and, while its search runs on one thread, has no found array at all (`one_array`: the search
-    // writes into l.c, and the split sorts it in place). The first search chooses; a search in
-    // Gauss-Seidel mode or over the workers then brings the second array for good.
+    // and, while its search runs on one thread, has no array of its own for `found` (`one_array`:
+    // found is l.c, where the search writes and the split sorts in place). The first search
+    // chooses; a search in Gauss-Seidel mode or over the workers then brings the second array for
+    // good.
     sinew__distance *found; // Gauss-Seidel: the colour sort keeps each one's colour in hi
     sinew__distance *pending; // in `found` (in_line: in l.c, from l.count on)
     bool in_line, one_array;
     int pending_count;        // in all: the pending contacts are the pending_segs runs below, in order
     // The runs of `pending` that hold pending contacts: [start, start + count). One after a search;
-    // a promotion splits them (it compacts each piece it hands a worker in place).
+    // a promotion splits them (it compacts each piece it hands a worker in place). In line: one.
     int pending_segs;
     int32_t pending_start[SINEW__PENDING_SEGS], pending_run[SINEW__PENDING_SEGS];
     // Per solved contact, set when found or promoted (set_response in contact.c): each end's
