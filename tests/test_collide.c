@@ -1562,6 +1562,16 @@ static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
     sinew_world_destroy(w);
 }
 
+// A world in `mode` at 4 x 8 under earth's gravity, holding a default pile of `count` balls.
+static sinew_world *pile_world(sinew_solver_mode mode, int count)
+{
+    sinew_world *w = new_world(mode, earth, 4, 8);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = count;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    return w;
+}
+
 // A Jacobi world whose search runs on one thread holds one contact array: the search writes into
 // the solved contacts' array and the split sorts it in place (see sinew__contacts). A search in
 // Gauss-Seidel mode, or one over the workers, brings the second array for good: switching back
@@ -1569,10 +1579,7 @@ static void a_gauss_seidel_pile_holds_no_jacobi_arrays(void **state)
 static void a_jacobi_pile_holds_one_contact_array(void **state)
 {
     (void)state;
-    sinew_world *w = new_world(SINEW_SOLVER_JACOBI, earth, 4, 8);
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = 2000;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    sinew_world *w = pile_world(SINEW_SOLVER_JACOBI, 2000);
     step_n(w, 150);
     const sinew__contacts *k = &w->contacts;
     assert_true(k->l.count > 2000); // (it has settled into its contacts)
@@ -1601,10 +1608,9 @@ static void a_jacobi_pile_holds_one_contact_array(void **state)
     sinew_world_destroy(w);
 
     // Over the workers (the tests' grain makes this pile large enough to search in bands): two.
-    w = new_world(SINEW_SOLVER_JACOBI, earth, 4, 8);
+    w = pile_world(SINEW_SOLVER_JACOBI, 2000);
     assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
     w->tasks.grain = 8;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
     step_n(w, 30);
     assert_true(!w->contacts.one_array && w->contacts.found != w->contacts.l.c && w->contacts.in_line);
     sinew_world_destroy(w);
@@ -1839,10 +1845,7 @@ static void a_warm_pile_steps_without_allocating(void **state)
 static void the_contact_arrays_grow_close_to_what_the_pile_finds(void **state)
 {
     (void)state;
-    sinew_world *w = new_world(SINEW_SOLVER_GAUSS_SEIDEL, earth, 4, 8);
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = 1000;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    sinew_world *w = pile_world(SINEW_SOLVER_GAUSS_SEIDEL, 1000);
     int most_found = 0; // contacts found by a search (solved and pending), at most
     for (int s = 0; s < 150; ++s) {
         assert_int_equal(sinew_world_step(w, dt), SINEW_OK);

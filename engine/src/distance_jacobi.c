@@ -184,19 +184,16 @@ SINEW_FORCE_INLINE void prepare_all(sinew_world *world, float inv_h2, bool soft)
     }
 }
 
-// Terms t s (xj - xi), t = min(1 / n_i, 1 / n_j), of a chunk of links: added to the sums of their
-// i ends, kept in (tx, ty) for their j ends.
-SINEW_FORCE_INLINE void gather_chunk(int len, const float *restrict inv_i, const float *restrict inv_j,
-                                     const float *restrict step_x, const float *restrict step_y,
-                                     double *restrict sum_x, double *restrict sum_y, float *restrict t,
-                                     float *restrict tx, float *restrict ty)
+// The terms t s (xj - xi), t = min(1 / n_i, 1 / n_j), of a chunk of links, into (tx, ty), and
+// their factors t.
+SINEW_FORCE_INLINE void terms_chunk(int len, const float *restrict inv_i, const float *restrict inv_j,
+                                    const float *restrict step_x, const float *restrict step_y, float *restrict t,
+                                    float *restrict tx, float *restrict ty)
 {
     for (int l = 0; l < len; ++l) {
         t[l] = inv_i[l] < inv_j[l] ? inv_i[l] : inv_j[l];
         tx[l] = t[l] * step_x[l];
         ty[l] = t[l] * step_y[l];
-        sum_x[l] += (double)tx[l];
-        sum_y[l] += (double)ty[l];
     }
 }
 
@@ -215,19 +212,6 @@ SINEW_FORCE_INLINE void add_terms(int len, double *restrict sum_x, double *restr
     for (int l = 0; l < len; ++l) {
         sum_x[l] += (double)tx[l];
         sum_y[l] += (double)ty[l];
-    }
-}
-
-// The terms t s (xj - xi), t = min(1 / n_i, 1 / n_j), of a chunk of links, as gather_chunk
-// computes them (for the j ends of links whose i ends another item sums).
-SINEW_FORCE_INLINE void terms_chunk(int len, const float *restrict inv_i, const float *restrict inv_j,
-                                    const float *restrict step_x, const float *restrict step_y, float *restrict tx,
-                                    float *restrict ty)
-{
-    for (int l = 0; l < len; ++l) {
-        const float t = inv_i[l] < inv_j[l] ? inv_i[l] : inv_j[l];
-        tx[l] = t * step_x[l];
-        ty[l] = t * step_y[l];
     }
 }
 
@@ -274,8 +258,8 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool soft)
             const sinew__chunk ch = chunk_of(run, k0);
             const int len = ch.len, m0 = ch.m0, i0 = ch.i0, j0 = ch.j0;
             float t[SINEW__CHUNK], tx[SINEW__CHUNK], ty[SINEW__CHUNK];
-            gather_chunk(len, &p->inv_n[i0], &p->inv_n[j0], &d->step_x[m0], &d->step_y[m0], &p->jacobi_x[i0],
-                         &p->jacobi_y[i0], t, tx, ty);
+            terms_chunk(len, &p->inv_n[i0], &p->inv_n[j0], &d->step_x[m0], &d->step_y[m0], t, tx, ty);
+            add_terms(len, &p->jacobi_x[i0], &p->jacobi_y[i0], tx, ty);
             for (int l = 0; l < len && soft; ++l) { // lambda takes the part of its step that is applied
                 const uint32_t k = d->order[m0 + l];
                 lambda[k] += omega * t[l] * (d->step_lambda[m0 + l] - lambda[k]);
@@ -476,12 +460,12 @@ SINEW_FORCE_INLINE void sums_piece(const jacobi_task *t, piece c, bool soft)
     const int m = c.m;
     float f[SINEW__CHUNK], tx[SINEW__CHUNK], ty[SINEW__CHUNK];
     if (c.j_end) {
-        terms_chunk(c.len, &p->inv_n[c.q - c.offset], &p->inv_n[c.q], &d->step_x[m], &d->step_y[m], tx, ty);
+        terms_chunk(c.len, &p->inv_n[c.q - c.offset], &p->inv_n[c.q], &d->step_x[m], &d->step_y[m], f, tx, ty);
         subtract_terms(c.len, &p->jacobi_x[c.q], &p->jacobi_y[c.q], tx, ty);
         return;
     }
-    gather_chunk(c.len, &p->inv_n[c.q], &p->inv_n[c.q + c.offset], &d->step_x[m], &d->step_y[m], &p->jacobi_x[c.q],
-                 &p->jacobi_y[c.q], f, tx, ty);
+    terms_chunk(c.len, &p->inv_n[c.q], &p->inv_n[c.q + c.offset], &d->step_x[m], &d->step_y[m], f, tx, ty);
+    add_terms(c.len, &p->jacobi_x[c.q], &p->jacobi_y[c.q], tx, ty);
     for (int l = 0; l < c.len && soft; ++l) { // lambda takes the part of its step that is applied
         const uint32_t k = d->order[m + l];
         d->l.lambda[k] += t->omega * f[l] * (d->step_lambda[m + l] - d->l.lambda[k]);
