@@ -218,9 +218,11 @@ SINEW_FORCE_INLINE void add_terms(int len, double *restrict sum_x, double *restr
 // Particles [q0, q1) move by their sums times omega and their weight (and by acc when
 // `scattered`); both sums are cleared. Without `linked` (no distance constraints, whose sums are
 // then zero) the distances' sums are neither read nor cleared: the same bits, as 0 + acc is acc.
-SINEW_FORCE_INLINE void apply_sums(sinew__particles *p, int q0, int q1, float omega, bool scattered, bool linked)
+// With `packed` the new positions are written in pairs too (sinew__particles.xy).
+SINEW_FORCE_INLINE void apply_sums(sinew__particles *p, int q0, int q1, float omega, bool scattered, bool linked,
+                                   bool packed)
 {
-    float *restrict x = p->x, *restrict y = p->y;
+    float *restrict x = p->x, *restrict y = p->y, *restrict xy = p->xy;
     const float *restrict w = p->w;
     double *restrict sum_x = p->jacobi_x, *restrict sum_y = p->jacobi_y;
     sinew__jacobi_sum *restrict acc = p->acc;
@@ -239,6 +241,10 @@ SINEW_FORCE_INLINE void apply_sums(sinew__particles *p, int q0, int q1, float om
         }
         x[q] += (float)sx;
         y[q] += (float)sy;
+        if (packed) {
+            xy[2 * q] = x[q];
+            xy[2 * q + 1] = y[q];
+        }
     }
 }
 
@@ -520,7 +526,7 @@ SINEW_FORCE_INLINE void stage_items(const jacobi_task *t, int start, int end, st
         }
         if (s == SUMS) {
             const int q0 = P * d->seg_item, q1 = q0 + d->seg_item < p->count ? q0 + d->seg_item : p->count;
-            apply_sums(p, q0, q1, t->omega, t->scattered, true);
+            apply_sums(p, q0, q1, t->omega, t->scattered, true, false);
         }
     }
 }
@@ -549,12 +555,14 @@ SINEW_FORCE_INLINE void prepare_kernel(sinew_world *world, float inv_h2)
 SINEW_FORCE_INLINE void apply_range(sinew_world *world, int q0, int q1, float omega, bool scattered)
 {
     sinew__particles *p = &world->particles;
-    if (world->distances.l.count == 0) { // (no distances: the other kinds' sums only)
-        apply_sums(p, q0, q1, omega, true, false);
+    if (p->xy != NULL) { // (no distances either, and the positions in pairs kept up with the moves)
+        apply_sums(p, q0, q1, omega, true, false, true);
+    } else if (world->distances.l.count == 0) { // (no distances: the other kinds' sums only)
+        apply_sums(p, q0, q1, omega, true, false, false);
     } else if (scattered) {
-        apply_sums(p, q0, q1, omega, true, true);
+        apply_sums(p, q0, q1, omega, true, true, false);
     } else {
-        apply_sums(p, q0, q1, omega, false, true);
+        apply_sums(p, q0, q1, omega, false, true, false);
     }
 }
 

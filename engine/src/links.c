@@ -567,12 +567,14 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, const sinew__links *d
 
 #if SINEW__X86
 // One block's corrections for accumulate_rigid_avx2: the i ends' (ix, iy) and the j ends' (jx,
-// jy), each lane's to be added to (i) or subtracted from (j) its end's sums.
+// jy), each lane's to be added to (i) or subtracted from (j) its end's sums. The weights are
+// broadcast when every end weighs one_w (a pile of one kind of ball), as in the projection.
 typedef struct accumulate8 {
     float ix[SINEW__LANES], iy[SINEW__LANES], jx[SINEW__LANES], jy[SINEW__LANES];
 } accumulate8;
 
 SINEW__AVX2 static inline __attribute__((always_inline)) void accumulate_block_avx2(const sinew_world *world,
+                                                                                   const sinew__links *d,
                                                                                    const sinew__distance *cb, __m256 om,
                                                                                    accumulate8 *out)
 {
@@ -581,9 +583,20 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void accumulate_block_a
     __m256i vi, vj;
     __m256 lo, hi;
     sinew__links_load8(cb, &vi, &vj, &lo, &hi);
-    const __m256 wi = sinew__links_gather8(w, cb, false), wj = sinew__links_gather8(w, cb, true);
-    __m256 dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
-    __m256 dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
+    const __m256 same = _mm256_set1_ps(d->one_w);
+    const __m256 wi = d->one_weight ? same : sinew__links_gather8(w, cb, false);
+    const __m256 wj = d->one_weight ? same : sinew__links_gather8(w, cb, true);
+    __m256 dx, dy;
+    if (world->particles.xy != NULL) {
+        __m256 xi, yi, xj, yj;
+        sinew__links_gather8_xy(world->particles.xy, cb, false, &xi, &yi);
+        sinew__links_gather8_xy(world->particles.xy, cb, true, &xj, &yj);
+        dx = _mm256_sub_ps(xj, xi);
+        dy = _mm256_sub_ps(yj, yi);
+    } else {
+        dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
+        dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
+    }
     const __m256 dist = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
     const __m256 q = _mm256_max_ps(_mm256_mul_ps(dist, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
     const __m256 s = _mm256_div_ps(_mm256_sub_ps(dist, sinew__clamp8(dist, lo, hi)), q);
@@ -634,14 +647,14 @@ SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__li
     int first = from;
     for (; first + 2 * SINEW__LANES <= full; first += 2 * SINEW__LANES) {
         accumulate8 a, b;
-        accumulate_block_avx2(world, &c[first], om, &a);
-        accumulate_block_avx2(world, &c[first + SINEW__LANES], om, &b);
+        accumulate_block_avx2(world, d, &c[first], om, &a);
+        accumulate_block_avx2(world, d, &c[first + SINEW__LANES], om, &b);
         accumulate_write(acc, &c[first], &a, e, sinew__ends_block(e, first / SINEW__LANES));
         accumulate_write(acc, &c[first + SINEW__LANES], &b, e, sinew__ends_block(e, first / SINEW__LANES + 1));
     }
     if (first < full) {
         accumulate8 a;
-        accumulate_block_avx2(world, &c[first], om, &a);
+        accumulate_block_avx2(world, d, &c[first], om, &a);
         accumulate_write(acc, &c[first], &a, e, sinew__ends_block(e, first / SINEW__LANES));
     }
     return full;
@@ -662,8 +675,17 @@ SINEW__AVX2 static int count_active_avx2(sinew_world *world, const sinew__links 
         __m256i vi, vj;
         __m256 lo, hi;
         sinew__links_load8(cb, &vi, &vj, &lo, &hi);
-        const __m256 dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
-        const __m256 dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
+        __m256 dx, dy;
+        if (world->particles.xy != NULL) {
+            __m256 xi, yi, xj, yj;
+            sinew__links_gather8_xy(world->particles.xy, cb, false, &xi, &yi);
+            sinew__links_gather8_xy(world->particles.xy, cb, true, &xj, &yj);
+            dx = _mm256_sub_ps(xj, xi);
+            dy = _mm256_sub_ps(yj, yi);
+        } else {
+            dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
+            dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
+        }
         const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
         const __m256 active = _mm256_or_ps(_mm256_cmp_ps(d2, _mm256_mul_ps(lo, lo), _CMP_LT_OQ),
                                            _mm256_cmp_ps(d2, _mm256_mul_ps(hi, hi), _CMP_GT_OQ));

@@ -1008,6 +1008,31 @@ int sinew__particles_apply_response(sinew_world *world, float most)
     return particle_pass(world, apply_response_items, &t);
 }
 
+static void pack_xy_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    sinew__particles *p = &((particle_task *)context)->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    float *restrict xy = p->xy;
+    const float *restrict x = p->x, *restrict y = p->y;
+    for (int i = first; i < last; ++i) {
+        xy[2 * i] = x[i];
+        xy[2 * i + 1] = y[i];
+    }
+}
+
+void sinew__particles_pack_xy(sinew_world *world)
+{
+    sinew__particles *p = &world->particles;
+    p->xy = NULL;
+    if (!world->avx2 || world->distances.l.count > 0 || world->contacts.l.count == 0) {
+        return;
+    }
+    p->xy = (float *)(void *)p->jacobi_x; // (two floats in each double's place)
+    particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
+    particle_pass(world, pack_xy_items, &t);
+}
+
 void sinew__particles_clear_counts(sinew_world *world)
 {
     particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
@@ -1276,6 +1301,9 @@ SINEW_FORCE_INLINE void finish_items_body(int start, int end, void *context)
     unsigned out = 0u;
     for (int k = start; k < end; ++k) {
         const int f = k * PARTICLE_ITEM, n = (f + PARTICLE_ITEM < p->count ? f + PARTICLE_ITEM : p->count) - f;
+        if (p->xy != NULL) { // (the positions in pairs are done with: their memory holds zero sums again)
+            memset(p->jacobi_x + f, 0, sizeof(double) * (size_t)n);
+        }
         if (!t->pack) {
             out |= finish_arrays(n, p->x + f, p->px + f, p->dx + f) | finish_arrays(n, p->y + f, p->py + f, p->dy + f);
         } else if (!atomic_load_explicit(&p->pack_item[k], memory_order_relaxed)) {
@@ -1309,7 +1337,9 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack, float most)
     // particles it broke go back to where the sub-step began, at rest, and are counted.
     // (With records to pack, the items dispatch to their own AVX2 kernels, some of whose baseline
     // fallbacks the AVX2 build would call with the vector registers' upper halves in use.)
-    return particle_pass(world, pack ? finish_items_portable : SINEW__TASK_FN(world, finish_items), &t);
+    const int reset = particle_pass(world, pack ? finish_items_portable : SINEW__TASK_FN(world, finish_items), &t);
+    world->particles.xy = NULL;
+    return reset;
 }
 
 // Items no contact touches were finished (and bounded) without records: nothing to copy back.

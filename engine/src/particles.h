@@ -123,6 +123,13 @@ typedef struct sinew__particles {
     // between uses.
     sinew__jacobi_sum *acc;   // (zero between iterations; at the start of a step, the buckets of
                               // sinew__distances_order's counting sorts, two uint32 a particle)
+    // Jacobi's particle contacts on the AVX2 path, in a world with no distance constraint: during
+    // a sub-step's iterations, the positions in pairs (x, y), in jacobi_x's memory (whose sums
+    // are then unused, and zero before and after), so that a contact's end loads with one 8-byte
+    // load where x and y apart take two 4-byte ones, and two shuffles; NULL outside them. Written
+    // before the iterations (sinew__particles_pack_xy) and by each move by the sums; jacobi_x is
+    // zeroed again as the sub-step finishes.
+    float *xy;
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
                          // immovable); a count while being built. Apart from acc: it stays in cache
     // ---- SINEW__NEED_AREA ----
@@ -216,6 +223,9 @@ bool sinew__particles_spread(const sinew_world *world);
 // none; see sinew__speed_bound); a particle carried out of range goes back where the sub-step
 // began, at rest. Returns how many did.
 int sinew__particles_apply_response(sinew_world *world, float most);
+// Before a Jacobi sub-step's iterations: sets xy (see sinew__particles) and packs the positions
+// into it when the contacts' kernels would read it, else leaves it NULL.
+void sinew__particles_pack_xy(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
 
 // Particle i's collision filter and frictions (square roots), from its arrays or, while every

@@ -38,6 +38,27 @@ SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__links_gat
                           base[c[6].i], base[c[7].i]);
 }
 
+// (x, y) of the eight links' i (or j, `j_end`) ends from xy, the positions packed in pairs
+// (xy[2 q], xy[2 q + 1]): eight 8-byte loads, where x and y apart take sixteen 4-byte ones.
+SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__links_gather8_xy(const float *xy,
+                                                                                      const sinew__distance *c,
+                                                                                      bool j_end, __m256 *x, __m256 *y)
+{
+    const double *p = (const double *)(const void *)xy;
+    int q[SINEW__LANES];
+    for (int l = 0; l < SINEW__LANES; ++l) {
+        q[l] = j_end ? c[l].j : c[l].i;
+    }
+    const __m128d p01 = _mm_loadh_pd(_mm_load_sd(p + q[0]), p + q[1]);
+    const __m128d p23 = _mm_loadh_pd(_mm_load_sd(p + q[2]), p + q[3]);
+    const __m128d p45 = _mm_loadh_pd(_mm_load_sd(p + q[4]), p + q[5]);
+    const __m128d p67 = _mm_loadh_pd(_mm_load_sd(p + q[6]), p + q[7]);
+    const __m256 a = _mm256_castpd_ps(_mm256_insertf128_pd(_mm256_castpd128_pd256(p01), p45, 1));
+    const __m256 b = _mm256_castpd_ps(_mm256_insertf128_pd(_mm256_castpd128_pd256(p23), p67, 1));
+    *x = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    *y = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
 // Transposes eight rows of eight floats in place: row l holding lane l's eight values becomes
 // row c holding value c of every lane, and back.
 SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__transpose8(__m256 r[8])

@@ -285,6 +285,9 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         if (recording) {
             record(world, s, 0);
         }
+        if (jacobi) {
+            sinew__particles_pack_xy(world);
+        }
         for (int it = 0; it < solver.iterations; ++it) {
             if (!jacobi) {
                 iterate_gauss_seidel(world, inv_h2, it);
