@@ -236,14 +236,19 @@ static void collider_contacts_project(sinew_world *world, float inv_h2, bool bac
     (void)inv_h2;
     (void)shuffled;
     const sinew__collider_contacts *q = &world->collider_contacts;
-    float *x = world->particles.x, *y = world->particles.y;
+    // (While Gauss-Seidel holds the positions in pairs, in xy, they are read and written there.)
+    const bool packed = world->particles.xy != NULL;
+    float *x = packed ? world->particles.xy : world->particles.x;
+    float *y = packed ? world->particles.xy + 1 : world->particles.y;
+    const int stride = packed ? 2 : 1;
     const int n = q->count;
     for (int m = 0; m < n; ++m) {
         const sinew__collider_contact *c = &q->c[backward ? n - 1 - m : m];
-        float s = c->offset - (c->nx * x[c->i] + c->ny * y[c->i]);
+        const int i = stride * c->i;
+        float s = c->offset - (c->nx * x[i] + c->ny * y[i]);
         s = s > 0.0f ? s : 0.0f; // only pushes out
-        x[c->i] += c->nx * s;
-        y[c->i] += c->ny * s;
+        x[i] += c->nx * s;
+        y[i] += c->ny * s;
     }
 }
 

@@ -79,18 +79,20 @@ SINEW_FORCE_INLINE float scale_of(const sinew__distance *restrict c, const sinew
                 : sinew__correction_scale(c->lo, c->hi, 1.0f, 0.0f, lambda, d2, wi + wj, inv_h2, false);
 }
 
+// Positions at x[stride * i], y[stride * i]: stride 1 for the arrays, 2 for the pairs of
+// sinew__particles.xy (x = xy, y = xy + 1).
 SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda, float *restrict x,
-                                   float *restrict y, const float *restrict w, float inv_h2, bool soft)
+                                   float *restrict y, const float *restrict w, float inv_h2, bool soft, int stride)
 {
-    const int i = c->i, j = c->j;
-    float dx = x[j] - x[i], dy = y[j] - y[i];
+    const int i = c->i, j = c->j, si = stride * i, sj = stride * j;
+    float dx = x[sj] - x[si], dy = y[sj] - y[si];
     const float d2 = sinew__apart(&dx, &dy);
     float wi = w[i], wj = w[j];
     float s = scale_of(c, f, lambda, d2, wi, wj, inv_h2, soft);
-    x[i] += wi * s * dx;
-    y[i] += wi * s * dy;
-    x[j] -= wj * s * dx;
-    y[j] -= wj * s * dy;
+    x[si] += wi * s * dx;
+    y[si] += wi * s * dy;
+    x[sj] -= wj * s * dx;
+    y[sj] -= wj * s * dy;
 }
 
 // A block: SINEW__LANES consecutive constraints, gathered first, then solved, then scattered.
@@ -219,10 +221,14 @@ SINEW__AVX2 static void project_pairs_avx2(const sinew__distance *restrict c, fl
 // together keep two chains of square roots and divisions in flight where one block's wait for its
 // loads, then its roots, then its stores: the 10,000-ball pile at 8 x 4 ran 11% faster (four
 // blocks: 5%, their vectors no longer fit the registers).
+// `packed`: the positions are the pairs of sinew__particles.xy (x = xy, y = xy + 1), each end
+// loaded and stored with one 8-byte access instead of two 4-byte ones (in the 10,000-ball pile
+// the blocks took 0.54 to 0.70 of the time in a throwaway benchmark of its sweeps, 2026-11-28).
 SINEW__AVX2 static inline __attribute__((always_inline)) void project_blocks_avx2(const sinew__distance *restrict c,
                                                                                  float *restrict x, float *restrict y,
                                                                                  const float *restrict w, bool uniform,
-                                                                                 float one_w, const int blocks)
+                                                                                 float one_w, const int blocks,
+                                                                                 const bool packed)
 {
     ends8 e[2];
     __m256 lo[2], hi[2];
@@ -231,22 +237,34 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void project_blocks_avx
         const sinew__distance *cb = c + k * SINEW__LANES;
         __m256i i, j;
         sinew__links_load8(cb, &i, &j, &lo[k], &hi[k]);
-        e[k] = (ends8){sinew__links_gather8(x, cb, false), sinew__links_gather8(y, cb, false),
-                       uniform ? same : _mm256_i32gather_ps(w, i, 4),
-                       sinew__links_gather8(x, cb, true), sinew__links_gather8(y, cb, true),
-                       uniform ? same : _mm256_i32gather_ps(w, j, 4)};
+        e[k].wi = uniform ? same : _mm256_i32gather_ps(w, i, 4);
+        e[k].wj = uniform ? same : _mm256_i32gather_ps(w, j, 4);
+        if (packed) {
+            sinew__links_gather8_xy(x, cb, false, &e[k].xi, &e[k].yi);
+            sinew__links_gather8_xy(x, cb, true, &e[k].xj, &e[k].yj);
+        } else {
+            e[k].xi = sinew__links_gather8(x, cb, false);
+            e[k].yi = sinew__links_gather8(y, cb, false);
+            e[k].xj = sinew__links_gather8(x, cb, true);
+            e[k].yj = sinew__links_gather8(y, cb, true);
+        }
     }
     for (int k = 0; k < blocks; ++k) {
         solve8(&e[k], lo[k], hi[k]);
     }
     for (int k = 0; k < blocks; ++k) {
         const sinew__distance *cb = c + k * SINEW__LANES;
+        // No movable particle twice in the blocks; an immovable one keeps its value (w s dx = 0).
+        if (packed) {
+            sinew__links_scatter8_xy(x, cb, false, e[k].xi, e[k].yi);
+            sinew__links_scatter8_xy(x, cb, true, e[k].xj, e[k].yj);
+            continue;
+        }
         float out[4][SINEW__LANES];
         _mm256_storeu_ps(out[0], e[k].xi);
         _mm256_storeu_ps(out[1], e[k].yi);
         _mm256_storeu_ps(out[2], e[k].xj);
         _mm256_storeu_ps(out[3], e[k].yj);
-        // No movable particle twice in the blocks; an immovable one keeps its value (w s dx = 0).
         for (int l = 0; l < SINEW__LANES; ++l) {
             x[cb[l].i] = out[0][l];
             y[cb[l].i] = out[1][l];
@@ -259,23 +277,40 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void project_blocks_avx
 SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
                                            const float *restrict w, bool uniform, float one_w)
 {
-    project_blocks_avx2(c, x, y, w, uniform, one_w, 1);
+    project_blocks_avx2(c, x, y, w, uniform, one_w, 1, false);
 }
 
 SINEW__AVX2 static void project_two_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
                                          const float *restrict w, bool uniform, float one_w)
 {
-    project_blocks_avx2(c, x, y, w, uniform, one_w, 2);
+    project_blocks_avx2(c, x, y, w, uniform, one_w, 2, false);
+}
+
+SINEW__AVX2 static void project_block_xy_avx2(const sinew__distance *restrict c, float *restrict xy,
+                                              const float *restrict w, bool uniform, float one_w)
+{
+    project_blocks_avx2(c, xy, xy + 1, w, uniform, one_w, 1, true);
+}
+
+SINEW__AVX2 static void project_two_xy_avx2(const sinew__distance *restrict c, float *restrict xy,
+                                            const float *restrict w, bool uniform, float one_w)
+{
+    project_blocks_avx2(c, xy, xy + 1, w, uniform, one_w, 2, true);
 }
 #endif
 
 // One free block: the AVX2 kernel for rigid links where it may run, by the block's layout.
+// `packed` (only ever with AVX2, for contacts: rigid, and free or paired): x is xy.
 SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, const sinew__softness *restrict f,
                                            float *restrict lambda, float *restrict x, float *restrict y,
                                            const float *restrict w, float inv_h2, bool soft, bool avx2, uint8_t kind,
-                                           const sinew__links *l)
+                                           const sinew__links *l, bool packed)
 {
 #if SINEW__X86
+    if (packed) {
+        project_block_xy_avx2(c, x, w, l->one_weight, l->one_w);
+        return;
+    }
     if (avx2 && !soft) {
         if (kind == SINEW__BLOCK_RUN) {
             project_run_avx2(c, x, y, w);
@@ -290,15 +325,19 @@ SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, co
     (void)avx2;
     (void)kind;
     (void)l;
+    (void)packed;
     project_block(c, f, lambda, x, y, w, inv_h2, soft);
 }
 
 // Blocks [b0, b1) of one Gauss-Seidel sweep, forward or backward, specialised at compile time on
-// the XPBD flag.
-SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0, int b1, float inv_h2, bool backward,
-                                     bool soft)
+// the XPBD flag and on `packed`: the contacts' sweeps read and write the positions in pairs while
+// the particles hold them so (sinew__particles.xy).
+SINEW_FORCE_INLINE void sweep_blocks_of(sinew_world *world, sinew__links *d, int b0, int b1, float inv_h2,
+                                        bool backward, bool soft, bool packed)
 {
-    float *restrict x = world->particles.x, *restrict y = world->particles.y;
+    float *restrict x = packed ? world->particles.xy : world->particles.x;
+    float *restrict y = packed ? world->particles.xy + 1 : world->particles.y;
+    const int stride = packed ? 2 : 1;
     const float *restrict w = world->particles.w;
     const sinew__distance *restrict c = d->c;
     const sinew__softness *restrict f = d->soft;
@@ -311,12 +350,12 @@ SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0
             const int first = b * SINEW__LANES;
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
-                                   block_free[b], d);
+                                   block_free[b], d, packed);
                 continue;
             }
             const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
             for (int k = last; k >= first; --k) {
-                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft);
+                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
             }
         }
     } else {
@@ -324,21 +363,35 @@ SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0
             const int first = b * SINEW__LANES;
 #if SINEW__X86
             if (avx2 && !soft && block_free[b] == SINEW__BLOCK_FREE_PAIRED && b + 1 < b1) {
-                project_two_avx2(&c[first], x, y, w, d->one_weight, d->one_w);
+                if (packed) {
+                    project_two_xy_avx2(&c[first], x, w, d->one_weight, d->one_w);
+                } else {
+                    project_two_avx2(&c[first], x, y, w, d->one_weight, d->one_w);
+                }
                 ++b; // (both taken)
                 continue;
             }
 #endif
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
-                                   block_free[b], d);
+                                   block_free[b], d, packed);
                 continue;
             }
             const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
             for (int k = first; k < end; ++k) {
-                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft);
+                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
             }
         }
+    }
+}
+
+SINEW_FORCE_INLINE void sweep_blocks(sinew_world *world, sinew__links *d, int b0, int b1, float inv_h2, bool backward,
+                                     bool soft)
+{
+    if (!soft && world->particles.xy != NULL && d == &world->contacts.l) {
+        sweep_blocks_of(world, d, b0, b1, inv_h2, backward, false, true);
+    } else {
+        sweep_blocks_of(world, d, b0, b1, inv_h2, backward, soft, false);
     }
 }
 
@@ -483,7 +536,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
         const uint32_t *restrict perm = d->perm;
         for (int k = 0; k < n; ++k) {
             uint32_t m = perm[backward ? n - 1 - k : k];
-            project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft);
+            project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft, 1);
         }
     } else if (sinew__links_spans_split(world, d)) {
         span_task t = {world, d, inv_h2, backward};

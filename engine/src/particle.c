@@ -1021,16 +1021,51 @@ static void pack_xy_items(int start, int end, int worker, void *context)
     }
 }
 
-void sinew__particles_pack_xy(sinew_world *world)
+static void unpack_xy_items(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    const particle_task *t = context;
+    sinew__particles *p = &t->world->particles;
+    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    if (t->pack) { // (Gauss-Seidel: xy is where the positions are)
+        const float *restrict xy = p->xy;
+        float *restrict x = p->x, *restrict y = p->y;
+        for (int i = first; i < last; ++i) {
+            x[i] = xy[2 * i];
+            y[i] = xy[2 * i + 1];
+        }
+        return;
+    }
+    memset(p->jacobi_x + first, 0, sizeof(double) * (size_t)(last - first)); // (Jacobi: its sums are zero again)
+}
+
+void sinew__particles_begin_xy(sinew_world *world, bool recording)
 {
     sinew__particles *p = &world->particles;
     p->xy = NULL;
-    if (!world->avx2 || world->distances.l.count > 0 || world->contacts.l.count == 0) {
+    const bool jacobi = world->solver.mode == SINEW_SOLVER_JACOBI;
+    if (!world->avx2 || recording || world->contacts.l.count == 0) {
         return;
     }
-    p->xy = (float *)(void *)p->jacobi_x; // (two floats in each double's place)
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        const sinew_kind kind = sinew__kinds[t]->kind;
+        if (kind != SINEW_KIND_CONTACT && kind != SINEW_KIND_COLLIDER && sinew__kinds[t]->count(world) > 0) {
+            return;
+        }
+    }
+    p->xy = (float *)(void *)(jacobi ? (void *)p->jacobi_x : (void *)p->motion); // (two floats a double's or a record's place)
     particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
     particle_pass(world, pack_xy_items, &t);
+}
+
+void sinew__particles_end_xy(sinew_world *world)
+{
+    if (world->particles.xy == NULL) {
+        return;
+    }
+    particle_task t = {world, 0.0f, 0.0f, world->solver.mode != SINEW_SOLVER_JACOBI, INFINITY, 0u};
+    particle_pass(world, unpack_xy_items, &t);
+    world->particles.xy = NULL;
 }
 
 void sinew__particles_clear_counts(sinew_world *world)
@@ -1301,9 +1336,6 @@ SINEW_FORCE_INLINE void finish_items_body(int start, int end, void *context)
     unsigned out = 0u;
     for (int k = start; k < end; ++k) {
         const int f = k * PARTICLE_ITEM, n = (f + PARTICLE_ITEM < p->count ? f + PARTICLE_ITEM : p->count) - f;
-        if (p->xy != NULL) { // (the positions in pairs are done with: their memory holds zero sums again)
-            memset(p->jacobi_x + f, 0, sizeof(double) * (size_t)n);
-        }
         if (!t->pack) {
             out |= finish_arrays(n, p->x + f, p->px + f, p->dx + f) | finish_arrays(n, p->y + f, p->py + f, p->dy + f);
         } else if (!atomic_load_explicit(&p->pack_item[k], memory_order_relaxed)) {
@@ -1337,9 +1369,7 @@ int sinew__particles_finish_substep(sinew_world *world, bool pack, float most)
     // particles it broke go back to where the sub-step began, at rest, and are counted.
     // (With records to pack, the items dispatch to their own AVX2 kernels, some of whose baseline
     // fallbacks the AVX2 build would call with the vector registers' upper halves in use.)
-    const int reset = particle_pass(world, pack ? finish_items_portable : SINEW__TASK_FN(world, finish_items), &t);
-    world->particles.xy = NULL;
-    return reset;
+    return particle_pass(world, pack ? finish_items_portable : SINEW__TASK_FN(world, finish_items), &t);
 }
 
 // Items no contact touches were finished (and bounded) without records: nothing to copy back.

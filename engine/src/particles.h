@@ -92,6 +92,15 @@ typedef struct sinew__particles {
     uint32_t *group, *mask;
     float *mu_s, *mu_k;  // square roots of the static and kinetic friction (a pair's is the product)
 
+    // The positions in pairs (x, y) during a sub-step's iterations, when the contacts' AVX2
+    // kernels would read them (particle contacts, no constraint of another kind but collider
+    // contacts, no iteration recorded; see sinew__particles_begin_xy), else NULL: a contact's end
+    // then loads and stores with one 8-byte access where x and y apart take two 4-byte ones and
+    // the shuffles to put them in lanes. Gauss-Seidel's sweeps (contacts and collider contacts)
+    // then read and write only xy, which lives in the motion records' memory (free during the
+    // iterations) and is copied back to x, y after them; Jacobi's moves write both, and xy lives in
+    // jacobi_x's memory (whose sums are unused in such a world, and zero before and after).
+    float *xy;
     // ---- scratch: SINEW__NEED_COLLIDE ----
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
     sinew__motion *motion;  // contacts' response: packed after the solve (see sinew__motion)
@@ -123,13 +132,6 @@ typedef struct sinew__particles {
     // between uses.
     sinew__jacobi_sum *acc;   // (zero between iterations; at the start of a step, the buckets of
                               // sinew__distances_order's counting sorts, two uint32 a particle)
-    // Jacobi's particle contacts on the AVX2 path, in a world with no distance constraint: during
-    // a sub-step's iterations, the positions in pairs (x, y), in jacobi_x's memory (whose sums
-    // are then unused, and zero before and after), so that a contact's end loads with one 8-byte
-    // load where x and y apart take two 4-byte ones, and two shuffles; NULL outside them. Written
-    // before the iterations (sinew__particles_pack_xy) and by each move by the sums; jacobi_x is
-    // zeroed again as the sub-step finishes.
-    float *xy;
     float *inv_n;        // Jacobi: 1 / active constraints on the particle this iteration (1 if
                          // immovable); a count while being built. Apart from acc: it stays in cache
     // ---- SINEW__NEED_AREA ----
@@ -223,9 +225,13 @@ bool sinew__particles_spread(const sinew_world *world);
 // none; see sinew__speed_bound); a particle carried out of range goes back where the sub-step
 // began, at rest. Returns how many did.
 int sinew__particles_apply_response(sinew_world *world, float most);
-// Before a Jacobi sub-step's iterations: sets xy (see sinew__particles) and packs the positions
-// into it when the contacts' kernels would read it, else leaves it NULL.
-void sinew__particles_pack_xy(sinew_world *world);
+// Before a sub-step's iterations: sets xy (see sinew__particles) and packs the positions into it
+// when the contacts' kernels would read it (`recording`: the iterations' errors are measured
+// between them, from x and y, so not then), else leaves it NULL.
+void sinew__particles_begin_xy(sinew_world *world, bool recording);
+// After them: with Gauss-Seidel, copies xy back to x, y; then clears xy's memory where it must be
+// zero, and xy.
+void sinew__particles_end_xy(sinew_world *world);
 int sinew__particle_lookup(const sinew_world *world, sinew_particle_id id);
 
 // Particle i's collision filter and frictions (square roots), from its arrays or, while every

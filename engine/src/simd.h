@@ -39,24 +39,37 @@ SINEW__AVX2 static inline __attribute__((always_inline)) __m256 sinew__links_gat
 }
 
 // (x, y) of the eight links' i (or j, `j_end`) ends from xy, the positions packed in pairs
-// (xy[2 q], xy[2 q + 1]): eight 8-byte loads, where x and y apart take sixteen 4-byte ones.
+// (xy[2 q], xy[2 q + 1]): eight 8-byte loads, where x and y apart take sixteen 4-byte ones. The
+// pairs are loaded and stored as __m64, whose type may alias the floats they are read as elsewhere.
 SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__links_gather8_xy(const float *xy,
                                                                                       const sinew__distance *c,
                                                                                       bool j_end, __m256 *x, __m256 *y)
 {
-    const double *p = (const double *)(const void *)xy;
-    int q[SINEW__LANES];
-    for (int l = 0; l < SINEW__LANES; ++l) {
-        q[l] = j_end ? c[l].j : c[l].i;
+    __m128 p[4];
+    for (int h = 0; h < 4; ++h) {
+        const int a = j_end ? c[2 * h].j : c[2 * h].i, b = j_end ? c[2 * h + 1].j : c[2 * h + 1].i;
+        p[h] = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)(xy + 2 * a))),
+                            (const __m64 *)(const void *)(xy + 2 * b));
     }
-    const __m128d p01 = _mm_loadh_pd(_mm_load_sd(p + q[0]), p + q[1]);
-    const __m128d p23 = _mm_loadh_pd(_mm_load_sd(p + q[2]), p + q[3]);
-    const __m128d p45 = _mm_loadh_pd(_mm_load_sd(p + q[4]), p + q[5]);
-    const __m128d p67 = _mm_loadh_pd(_mm_load_sd(p + q[6]), p + q[7]);
-    const __m256 a = _mm256_castpd_ps(_mm256_insertf128_pd(_mm256_castpd128_pd256(p01), p45, 1));
-    const __m256 b = _mm256_castpd_ps(_mm256_insertf128_pd(_mm256_castpd128_pd256(p23), p67, 1));
-    *x = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-    *y = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m256 lo = _mm256_insertf128_ps(_mm256_castps128_ps256(p[0]), p[2], 1); // x0 y0 x1 y1 | x4 y4 x5 y5
+    const __m256 hi = _mm256_insertf128_ps(_mm256_castps128_ps256(p[1]), p[3], 1); // x2 y2 x3 y3 | x6 y6 x7 y7
+    *x = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+    *y = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+}
+
+// Stores the eight lanes' (x, y) into xy at the i (or j, `j_end`) ends of the eight links.
+SINEW__AVX2 static inline __attribute__((always_inline)) void sinew__links_scatter8_xy(float *xy,
+                                                                                       const sinew__distance *c,
+                                                                                       bool j_end, __m256 x, __m256 y)
+{
+    const __m256 a = _mm256_unpacklo_ps(x, y), b = _mm256_unpackhi_ps(x, y); // x0 y0 x1 y1 | x4 y4 x5 y5, ...
+    const __m128 p[4] = {_mm256_castps256_ps128(a), _mm256_castps256_ps128(b), _mm256_extractf128_ps(a, 1),
+                         _mm256_extractf128_ps(b, 1)};
+    for (int h = 0; h < 4; ++h) {
+        const int l0 = 2 * h, l1 = 2 * h + 1;
+        _mm_storel_pi((__m64 *)(void *)(xy + 2 * (j_end ? c[l0].j : c[l0].i)), p[h]);
+        _mm_storeh_pi((__m64 *)(void *)(xy + 2 * (j_end ? c[l1].j : c[l1].i)), p[h]);
+    }
 }
 
 // Transposes eight rows of eight floats in place: row l holding lane l's eight values becomes

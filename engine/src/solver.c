@@ -285,9 +285,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         if (recording) {
             record(world, s, 0);
         }
-        if (jacobi) {
-            sinew__particles_pack_xy(world);
-        }
+        sinew__particles_begin_xy(world, recording);
         for (int it = 0; it < solver.iterations; ++it) {
             if (!jacobi) {
                 iterate_gauss_seidel(world, inv_h2, it);
@@ -298,6 +296,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 record(world, s, it + 1);
             }
         }
+        sinew__particles_end_xy(world);
         const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
         // The items no contact touches skip their records, and take the bound the copy back of
         // the records would have applied (it runs when there are particle contacts).
