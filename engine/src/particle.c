@@ -904,7 +904,7 @@ static int reset_escaped(sinew__particles *p, bool pack)
 typedef struct particle_task {
     sinew_world *world;
     float h2, velocity_scale; // integrate
-    bool pack;                // finish
+    bool pack;                // finish: pack the motion records; end_xy: copy the pairs back to x, y
     float most;               // unpack: the contact speed's bound (m per sub-step), or INFINITY
     atomic_uint out; // some coordinate left the range (an OR: the same whatever the split)
 } particle_task;
