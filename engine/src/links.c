@@ -619,6 +619,24 @@ SINEW_FORCE_INLINE void accumulate_all(sinew_world *world, const sinew__links *d
 }
 
 #if SINEW__X86
+// The eight links' xj - xi and yj - yi (Jacobi's passes: positions only read), from the pairs
+// while the particles hold them (sinew__particles.xy), else from x and y.
+SINEW__AVX2 static inline __attribute__((always_inline)) void differences8(const sinew__particles *p,
+                                                                          const sinew__distance *cb, __m256 *dx,
+                                                                          __m256 *dy)
+{
+    if (p->xy != NULL) {
+        __m256 xi, yi, xj, yj;
+        sinew__links_gather8_xy(p->xy, cb, false, &xi, &yi);
+        sinew__links_gather8_xy(p->xy, cb, true, &xj, &yj);
+        *dx = _mm256_sub_ps(xj, xi);
+        *dy = _mm256_sub_ps(yj, yi);
+        return;
+    }
+    *dx = _mm256_sub_ps(sinew__links_gather8(p->x, cb, true), sinew__links_gather8(p->x, cb, false));
+    *dy = _mm256_sub_ps(sinew__links_gather8(p->y, cb, true), sinew__links_gather8(p->y, cb, false));
+}
+
 // One block's corrections for accumulate_rigid_avx2: the i ends' (ix, iy) and the j ends' (jx,
 // jy), each lane's to be added to (i) or subtracted from (j) its end's sums. The weights are
 // broadcast when every end weighs one_w (a pile of one kind of ball), as in the projection.
@@ -631,7 +649,6 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void accumulate_block_a
                                                                                    const sinew__distance *cb, __m256 om,
                                                                                    accumulate8 *out)
 {
-    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     const float *restrict w = world->particles.w, *restrict inv_n = world->particles.inv_n;
     __m256i vi, vj;
     __m256 lo, hi;
@@ -640,16 +657,7 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void accumulate_block_a
     const __m256 wi = d->one_weight ? same : sinew__links_gather8(w, cb, false);
     const __m256 wj = d->one_weight ? same : sinew__links_gather8(w, cb, true);
     __m256 dx, dy;
-    if (world->particles.xy != NULL) {
-        __m256 xi, yi, xj, yj;
-        sinew__links_gather8_xy(world->particles.xy, cb, false, &xi, &yi);
-        sinew__links_gather8_xy(world->particles.xy, cb, true, &xj, &yj);
-        dx = _mm256_sub_ps(xj, xi);
-        dy = _mm256_sub_ps(yj, yi);
-    } else {
-        dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
-        dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
-    }
+    differences8(&world->particles, cb, &dx, &dy);
     const __m256 dist = _mm256_sqrt_ps(sinew__apart8(&dx, &dy));
     const __m256 q = _mm256_max_ps(_mm256_mul_ps(dist, _mm256_add_ps(wi, wj)), _mm256_set1_ps(SINEW__TINY));
     const __m256 s = _mm256_div_ps(_mm256_sub_ps(dist, sinew__clamp8(dist, lo, hi)), q);
@@ -719,7 +727,6 @@ SINEW__AVX2 static int accumulate_rigid_avx2(sinew_world *world, const sinew__li
 // SINEW__LANES); returns where its partial block starts.
 SINEW__AVX2 static int count_active_avx2(sinew_world *world, const sinew__links *d, int from, int to, sinew__ends *e)
 {
-    const float *restrict x = world->particles.x, *restrict y = world->particles.y;
     float *restrict n = world->particles.inv_n;
     const sinew__distance *restrict c = d->c;
     const int full = from + (to - from) / SINEW__LANES * SINEW__LANES;
@@ -729,16 +736,7 @@ SINEW__AVX2 static int count_active_avx2(sinew_world *world, const sinew__links 
         __m256 lo, hi;
         sinew__links_load8(cb, &vi, &vj, &lo, &hi);
         __m256 dx, dy;
-        if (world->particles.xy != NULL) {
-            __m256 xi, yi, xj, yj;
-            sinew__links_gather8_xy(world->particles.xy, cb, false, &xi, &yi);
-            sinew__links_gather8_xy(world->particles.xy, cb, true, &xj, &yj);
-            dx = _mm256_sub_ps(xj, xi);
-            dy = _mm256_sub_ps(yj, yi);
-        } else {
-            dx = _mm256_sub_ps(sinew__links_gather8(x, cb, true), sinew__links_gather8(x, cb, false));
-            dy = _mm256_sub_ps(sinew__links_gather8(y, cb, true), sinew__links_gather8(y, cb, false));
-        }
+        differences8(&world->particles, cb, &dx, &dy);
         const __m256 d2 = _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy));
         const __m256 active = _mm256_or_ps(_mm256_cmp_ps(d2, _mm256_mul_ps(lo, lo), _CMP_LT_OQ),
                                            _mm256_cmp_ps(d2, _mm256_mul_ps(hi, hi), _CMP_GT_OQ));
