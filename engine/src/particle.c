@@ -904,7 +904,7 @@ static int reset_escaped(sinew__particles *p, bool pack)
 typedef struct particle_task {
     sinew_world *world;
     float h2, velocity_scale; // integrate
-    bool pack;                // finish: pack the motion records; end_xy: copy the pairs back to x, y
+    bool pack;                // finish: pack the motion records; the pairs: Gauss-Seidel's (see pack_xy_items)
     float most;               // unpack: the contact speed's bound (m per sub-step), or INFINITY
     atomic_uint out; // some coordinate left the range (an OR: the same whatever the split)
 } particle_task;
@@ -1008,16 +1008,25 @@ int sinew__particles_apply_response(sinew_world *world, float most)
     return particle_pass(world, apply_response_items, &t);
 }
 
+// Gauss-Seidel (t->pack) packs and copies back the pairs only in the items a contact touches
+// (pack_item, as for the motion records): the others' pairs are never read. Jacobi writes every
+// particle's pair as it moves them (and so its sums' memory is cleared everywhere).
 static void pack_xy_items(int start, int end, int worker, void *context)
 {
     (void)worker;
-    sinew__particles *p = &((particle_task *)context)->world->particles;
-    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
+    const particle_task *t = context;
+    sinew__particles *p = &t->world->particles;
     float *restrict xy = p->xy;
     const float *restrict x = p->x, *restrict y = p->y;
-    for (int i = first; i < last; ++i) {
-        xy[2 * i] = x[i];
-        xy[2 * i + 1] = y[i];
+    for (int k = start; k < end; ++k) {
+        if (t->pack && !atomic_load_explicit(&p->pack_item[k], memory_order_relaxed)) {
+            continue;
+        }
+        const int first = k * PARTICLE_ITEM, last = first + PARTICLE_ITEM < p->count ? first + PARTICLE_ITEM : p->count;
+        for (int i = first; i < last; ++i) {
+            xy[2 * i] = x[i];
+            xy[2 * i + 1] = y[i];
+        }
     }
 }
 
@@ -1026,17 +1035,22 @@ static void unpack_xy_items(int start, int end, int worker, void *context)
     (void)worker;
     const particle_task *t = context;
     sinew__particles *p = &t->world->particles;
-    const int first = start * PARTICLE_ITEM, last = end * PARTICLE_ITEM < p->count ? end * PARTICLE_ITEM : p->count;
-    if (t->pack) { // (Gauss-Seidel: xy is where the positions are)
-        const float *restrict xy = p->xy;
+    for (int k = start; k < end; ++k) {
+        if (t->pack && !atomic_load_explicit(&p->pack_item[k], memory_order_relaxed)) {
+            continue;
+        }
+        const int first = k * PARTICLE_ITEM, last = first + PARTICLE_ITEM < p->count ? first + PARTICLE_ITEM : p->count;
+        if (!t->pack) {
+            memset(p->jacobi_x + first, 0, sizeof(double) * (size_t)(last - first)); // (Jacobi: its sums are zero again)
+            continue;
+        }
+        const float *restrict xy = p->xy; // (Gauss-Seidel: xy is where the positions are)
         float *restrict x = p->x, *restrict y = p->y;
         for (int i = first; i < last; ++i) {
             x[i] = xy[2 * i];
             y[i] = xy[2 * i + 1];
         }
-        return;
     }
-    memset(p->jacobi_x + first, 0, sizeof(double) * (size_t)(last - first)); // (Jacobi: its sums are zero again)
 }
 
 void sinew__particles_begin_xy(sinew_world *world, bool recording)
@@ -1054,7 +1068,7 @@ void sinew__particles_begin_xy(sinew_world *world, bool recording)
         }
     }
     p->xy = (float *)(void *)(jacobi ? (void *)p->jacobi_x : (void *)p->motion); // (two floats a double's or a record's place)
-    particle_task t = {world, 0.0f, 0.0f, false, INFINITY, 0u};
+    particle_task t = {world, 0.0f, 0.0f, !jacobi, INFINITY, 0u};
     particle_pass(world, pack_xy_items, &t);
 }
 
