@@ -93,13 +93,15 @@ typedef struct sinew__particles {
     float *mu_s, *mu_k;  // square roots of the static and kinetic friction (a pair's is the product)
 
     // The positions in pairs (x, y) during a sub-step's iterations, when the contacts' AVX2
-    // kernels would read them (particle contacts, no constraint of another kind but collider
-    // contacts, no iteration recorded; see sinew__particles_begin_xy), else NULL: a contact's end
+    // kernels would read them (contacts x iterations at least twice the particles, no constraint
+    // of another kind but collider contacts, no iteration recorded; see
+    // sinew__particles_begin_xy), else NULL: a contact's end
     // then loads and stores with one 8-byte access where x and y apart take two 4-byte ones and
     // the shuffles to put them in lanes. Gauss-Seidel's sweeps (contacts and collider contacts)
     // then read and write only xy, which lives in the motion records' memory (free during the
-    // iterations) and is copied back to x, y after them; Jacobi's moves write both, and xy lives in
-    // jacobi_x's memory (whose sums are unused in such a world, and zero before and after).
+    // iterations) and is packed and copied back, before and after them, in the items a contact
+    // touches (pack_item); Jacobi's moves write both, and xy lives in jacobi_x's memory (whose sums
+    // are unused in such a world, and zero before and after).
     float *xy;
     // ---- scratch: SINEW__NEED_COLLIDE ----
     // Collision scratch, rebuilt every sub-step (grid.c, contact.c).
