@@ -1913,6 +1913,59 @@ static void the_avx2_kernels_give_the_portable_bits(void **state)
     assert_true(pile_hash_with(SINEW_SOLVER_JACOBI, 200, false, 1.5f) != pile_hash_on(SINEW_SOLVER_JACOBI, 200, false));
 }
 
+// Recording the iterations' errors only observes: a pile's contact kernels then read x and y
+// apart (the errors between iterations are measured from them), and otherwise the positions in
+// pairs (sinew__particles.xy), so a pile recorded every other stretch of steps must end in the
+// bits of one never recorded, in both modes and on both kernel paths; the pairs are used in the
+// steps that are not recorded, and the contacts' errors are recorded in the others.
+static uint64_t pile_recorded_hash(sinew_solver_mode mode, bool record, bool portable, bool *paired)
+{
+    sinew_world *w = new_world(mode, earth, 4, 8);
+    w->avx2 = w->avx2 && !portable;
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 400;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    for (int s = 0; s < 240; ++s) {
+        const bool on = record && (s / 20) % 2 == 1;
+        assert_int_equal(sinew_world_record_iterations(w, on), SINEW_OK);
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        assert_null(w->particles.xy); // (only ever set within a sub-step)
+        if (on && s > 100) {
+            int substeps = 0, iterations = 0;
+            const sinew_error_sample *h = sinew_world_iteration_errors(w, SINEW_KIND_CONTACT, &substeps, &iterations);
+            assert_non_null(h);
+            // The contacts' errors, measured from x and y as the iterations move them.
+            bool moved = false;
+            for (int sub = 0; sub < substeps; ++sub) {
+                const sinew_error_sample *row = h + sub * (iterations + 1);
+                moved = moved || row[iterations].rms_error != row[0].rms_error;
+            }
+            assert_true(moved);
+        }
+    }
+    // Whether this pile has the contact work for the pairs (see sinew__particles_begin_xy).
+    *paired = w->avx2 && (int64_t)w->contacts.l.count * 8 >= 2 * (int64_t)w->particles.count;
+    const uint64_t h = hash_positions(w);
+    sinew_world_destroy(w);
+    return h;
+}
+
+static void recording_the_iterations_changes_no_bit_of_a_pile(void **state)
+{
+    (void)state;
+    for (int m = 0; m < MODE_COUNT; ++m) {
+        for (int portable = 0; portable < 2; ++portable) {
+            bool paired = false, unused = false;
+            const uint64_t plain = pile_recorded_hash(modes[m], false, portable != 0, &paired);
+            assert_true(plain == pile_recorded_hash(modes[m], true, portable != 0, &unused));
+            if (portable == 0) {
+                print_message("%s: the pairs %s\n", m == 0 ? "Gauss-Seidel" : "Jacobi",
+                              paired ? "used" : "not used (no AVX2 here)");
+            }
+        }
+    }
+}
+
 // Gauss-Seidel solves the contacts tile by tile (runs of SINEW__TILE in grid order), each tile by
 // colour, and the block path takes eight contacts at once only when they share no particle that
 // can move. A pile with two tiles' worth of contacts: every block marked independent must be.
@@ -2447,6 +2500,7 @@ int main(void)
         cmocka_unit_test(the_contact_arrays_grow_close_to_what_the_pile_finds),
         cmocka_unit_test(the_same_pile_gives_the_same_bits),
         cmocka_unit_test(the_avx2_kernels_give_the_portable_bits),
+        cmocka_unit_test(recording_the_iterations_changes_no_bit_of_a_pile),
         cmocka_unit_test(the_contacts_of_a_large_pile_go_in_independent_blocks),
         cmocka_unit_test(the_spans_of_a_pile_hold_independent_blocks),
         cmocka_unit_test(one_kind_of_ball_ends_as_with_per_contact_shares),
