@@ -1861,12 +1861,13 @@ static void the_contact_arrays_grow_close_to_what_the_pile_finds(void **state)
 // ---- 10. determinism --------------------------------------------------------------------------
 
 // portable: run the portable kernels even where the AVX2 ones could; omega: Jacobi's.
-static uint64_t pile_hash_with(sinew_solver_mode mode, int steps, bool portable, float omega)
+static uint64_t pile_hash_ordered(sinew_solver_mode mode, int steps, bool portable, float omega, sinew_gs_order order)
 {
     sinew_world *w = new_world(mode, earth, 4, 8);
     w->avx2 = w->avx2 && !portable;
     sinew_solver_def sd = sinew_world_get_solver(w);
     sd.jacobi_omega = omega;
+    sd.order = order;
     assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 300;
@@ -1878,6 +1879,11 @@ static uint64_t pile_hash_with(sinew_solver_mode mode, int steps, bool portable,
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);
     return h;
+}
+
+static uint64_t pile_hash_with(sinew_solver_mode mode, int steps, bool portable, float omega)
+{
+    return pile_hash_ordered(mode, steps, portable, omega, SINEW_GS_ORDER_CREATED);
 }
 
 static uint64_t pile_hash_on(sinew_solver_mode mode, int steps, bool portable)
@@ -1911,6 +1917,12 @@ static void the_avx2_kernels_give_the_portable_bits(void **state)
     // Jacobi's factor with an omega other than 1 (the contacts' accumulate multiplies by it).
     assert_true(pile_hash_with(SINEW_SOLVER_JACOBI, 200, false, 1.5f) == pile_hash_with(SINEW_SOLVER_JACOBI, 200, true, 1.5f));
     assert_true(pile_hash_with(SINEW_SOLVER_JACOBI, 200, false, 1.5f) != pile_hash_on(SINEW_SOLVER_JACOBI, 200, false));
+    // Gauss-Seidel's backward sweeps (the alternating order) take the single blocks and the
+    // shared ones from the end, over the positions in pairs on the AVX2 path.
+    const float omega = sinew_default_world_def().solver.jacobi_omega;
+    const uint64_t alternating = pile_hash_ordered(SINEW_SOLVER_GAUSS_SEIDEL, 200, false, omega, SINEW_GS_ORDER_ALTERNATING);
+    assert_true(alternating == pile_hash_ordered(SINEW_SOLVER_GAUSS_SEIDEL, 200, true, omega, SINEW_GS_ORDER_ALTERNATING));
+    assert_true(alternating != pile_hash_on(SINEW_SOLVER_GAUSS_SEIDEL, 200, false));
 }
 
 // Recording the iterations' errors only observes: a pile's contact kernels then read x and y
