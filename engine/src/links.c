@@ -420,7 +420,19 @@ static void span_task_soft(int start, int end, int worker, void *context)
     sweep_blocks(t->world, t->links, s->first + start, s->first + end, t->inv_h2, t->backward, true);
 }
 
-#define SPAN_MIN_BLOCKS 32 // blocks a task takes at least (sinew__min_range); a span under twice this runs inline
+#define SPAN_MIN_BLOCKS 32 // blocks a task takes at least (sinew__min_range)
+// A span of distance links is split over the workers from this many blocks on; a shorter one runs
+// inline. Each split span ends in a barrier, about a microsecond at two workers. Measured on an
+// Intel Xeon (family 6, model 207, 2 vCPUs, KVM), two workers: with spans split from 64 blocks on,
+// a 40 x 40 Gauss-Seidel cloth (spans of about 95 blocks) stepped 1.15x the time of one worker (7
+// alternating pairs, none faster); splitting only spans from 192 blocks on made it 0.84x to 0.90x
+// as long (three runs switching every 5 steps in one process), a 48 x 48 cloth (about 140)
+// 0.84x to 1.01x, a 56 x 56 cloth (about 190) 1.23x to 1.35x (so its spans must split) and a 64 x
+// 64 cloth (about 250) 0.97x to 1.02x. At 160 the four cloths stepped 1.01x, 1.00x, 0.92x and
+// 0.81x the time of one worker (11 alternating pairs each). The contacts' spans keep splitting
+// from 64 blocks on: their blocks cost more, and splitting from 160 made piles of 3,000, 10,000
+// and 100,000 balls 1.05x to 1.06x, 1.01x to 1.02x and 1.04x to 1.05x slower.
+#define SPAN_SPLIT_BLOCKS 160
 // The contacts' spans are found again at every search, and each span of a sweep ends in a barrier:
 // a second thread pays for that only when the sweeps are long and many. Contacts spread from
 // blocks x sub-steps x iterations of SPREAD_MIN_CONTACT_WORK on. Measured on AMD EPYC (2 vCPUs),
@@ -506,20 +518,35 @@ void sinew__links_end_spans(sinew__links *l, uint32_t stamp)
     l->span_widest = widest;
 }
 
+// The fewest blocks a span of l must hold to be split over the workers (see SPAN_SPLIT_BLOCKS).
+static int span_split_blocks(const sinew_world *world, const sinew__links *l)
+{
+    const int pair = 2 * sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS);
+    if (l == &world->contacts.l) {
+        return pair;
+    }
+    const int least = sinew__min_range(&world->tasks, SPAN_SPLIT_BLOCKS);
+    return least > pair ? least : pair;
+}
+
 bool sinew__links_spans_split(const sinew_world *world, const sinew__links *l)
 {
-    return l->spans_valid && sinew__links_spread(world, l) &&
-           l->span_widest >= 2 * sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS);
+    return l->spans_valid && sinew__links_spread(world, l) && l->span_widest >= span_split_blocks(world, l);
 }
 
 void sinew__links_sweep_spans(sinew_world *world, const sinew__links *l, bool backward, sinew_task_fn *fn,
                               sinew__span_sweep *s)
 {
+    const int split = span_split_blocks(world, l);
     for (int m = 0; m < l->span_count; ++m) {
         const int k = backward ? l->span_count - 1 - m : m;
         s->first = (int)l->span[k];
-        sinew__parallel_for(&world->tasks, fn, (int)l->span[k + 1] - s->first,
-                            sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS), s);
+        const int blocks = (int)l->span[k + 1] - s->first;
+        if (blocks < split) {
+            fn(0, blocks, 0, s);
+        } else {
+            sinew__parallel_for(&world->tasks, fn, blocks, sinew__min_range(&world->tasks, SPAN_MIN_BLOCKS), s);
+        }
     }
 }
 
