@@ -442,7 +442,8 @@ static void span_task_soft(int start, int end, int worker, void *context)
 // 1,000-ball pile 2% slower (6 of 6 pairs), and 2,048 leaves it on one thread.
 #define SPREAD_MIN_CONTACT_WORK 2048
 // And any links from this many blocks on: a rope of 1,000 links (125 blocks) gained nothing from a
-// second worker (0.049 / 0.050 ms), a 40 x 40 cloth (about 760 blocks) did (0.187 / 0.172).
+// second worker (0.049 / 0.050 ms), a 40 x 40 cloth (about 760 blocks) did (0.187 / 0.172; AMD
+// EPYC: on the Intel Xeon of SPAN_SPLIT_BLOCKS it lost, and its spans now run inline).
 #define SPREAD_MIN_BLOCKS 256
 
 bool sinew__links_spread(const sinew_world *world, const sinew__links *l)
