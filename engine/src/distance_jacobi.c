@@ -292,9 +292,13 @@ SINEW_FORCE_INLINE void gather_all(sinew_world *world, float omega, bool soft)
 // (links in very many short runs) the passes stay on one thread.
 #define ITEM_PARTICLES 1024     // particles per item (the tests' grain shrinks it, to ITEM_PARTICLES_MIN)
 #define ITEM_PARTICLES_MIN 32
-#define SPREAD_ITEMS 16         // fewer particle items run on one thread (four barriers an iteration, as
-                                // it was then: measured, a 100 x 100 cloth ran 5% slower at two workers,
-                                // 128 x 128 20% faster)
+#define SPREAD_ITEMS 8          // fewer particle items run on one thread. Measured on an Intel Xeon
+                                // (family 6, model 207, 2 vCPUs, KVM), two workers, switching every 5
+                                // steps in one process between this and 16 (or 6): Jacobi cloths of
+                                // 90 x 90 (8 items) 0.69x and 0.89x the time, 100 x 100 0.64x to 0.70x,
+                                // 120 x 120 0.64x and 0.70x; 80 x 80 (7 items) spread 1.01x and 1.04x,
+                                // so it stays on one thread. (16 was measured on AMD EPYC with four
+                                // barriers an iteration: a 100 x 100 cloth then ran 5% slower spread.)
 #define SEGMENT 7               // uint32 per segment: the run's first place, ia, ib, ja, jb, first
                                 // particle and offset (kept here: reading them from the run's
                                 // first link at every stage cost a 256 x 256 Jacobi cloth 8% at two workers)
