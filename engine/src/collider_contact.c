@@ -73,7 +73,7 @@ static bool find_plane(const sinew__particles *p, int i, float moved, const sine
 // workers while the grid's counting sort runs on one thread (sinew__grid_sort).
 // Particles per item of the marking pass over the workers, and the fewest items a task takes.
 #define MARK_ITEM 1024
-#define MARK_MIN_ITEMS 4 // (under 8 items, 8,192 particles, one thread: as the other particle passes)
+#define MARK_MIN_ITEMS 2 // (under 4 items, 4,096 particles, one thread: as the grid build and the search)
 
 static void mark_items(int start, int end, int worker, void *context)
 {

@@ -611,7 +611,14 @@ static void grow_keeping_found(sinew_world *world, int keep, int needed)
 }
 
 #define SEARCH_BAND_PARTICLES 1024 // particles a band holds, about
-#define SEARCH_PARALLEL_MIN 8192  // particles under which the search runs on one thread (see docs/threads.md)
+// Particles under which the search runs on one thread (see docs/threads.md). With the grid build and
+// the collider marks from 4,096 particles on too (they were at 8,192, as the particle passes still
+// are), piles of 4,200, 5,000 and 7,000 balls at 4 x 1 step 0.91x, 0.86x and 0.88x the time at two
+// workers (Intel Xeon, family 6, model 207, KVM; medians of 11 alternating pairs against the build
+// before). The search alone from 4,096 gained nothing at 5,000 balls (1.01x, 1.02x): it reads what
+// the grid's items wrote, so both must spread. The particle passes from 4,096 too made an 80 x 80
+// Jacobi cloth, whose distance passes stay on one thread, 1.26x slower at two workers than at one.
+#define SEARCH_PARALLEL_MIN 4096
 
 // Whether the search runs in bands over the workers (find_bands), and the split too.
 static bool search_spreads(const sinew_world *world)

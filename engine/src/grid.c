@@ -41,7 +41,7 @@ void sinew__grid_free(sinew_world *world)
 // thread's: the bounds are minima and maxima (merged in item order), the rest is per particle.
 #define GRID_ITEM 1024
 #define GRID_ITEMS 256
-#define GRID_MIN_ITEMS 4 // a task's least: under 8 items (8,192 particles) all of it runs on one thread
+#define GRID_MIN_ITEMS 2 // a task's least: under 4 items (4,096 particles) all of it runs on one thread
 
 typedef struct grid_bounds {
     float minx, miny, maxx, maxy, maxr, min_dx, min_dy, max_dx, max_dy;
