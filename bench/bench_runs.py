@@ -9,11 +9,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BENCH = os.path.join(HERE, "..", "build", "bench", "sinew-bench")
 
 
-def sinew_bench(bench, args, env=None):
-    """sinew-bench with the arguments `args` (a list), one run: its last JSON object."""
+def sinew_bench_lines(bench, args, env=None):
+    """sinew-bench with the arguments `args` (a list), one run: all its JSON objects, in order."""
     out = subprocess.run([bench] + args + ["--repeat", "1"], capture_output=True, text=True, env=env,
                          check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return [json.loads(line) for line in out.strip().splitlines()]
+
+
+def sinew_bench(bench, args, env=None):
+    """sinew-bench with the arguments `args` (a list), one run: its last JSON object."""
+    return sinew_bench_lines(bench, args, env)[-1]
 
 
 def box2d3(harness, args, steps):

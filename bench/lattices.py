@@ -2,7 +2,7 @@
 """How settled the pile ends over twelve lattices (docs/collisions.md, "the quality target").
 
     bench/lattices.py [--bench PATH] [--box2d PATH] [--jobs J] [--first N] [--count K] [--step S]
-                      [-- SINEW_BENCH_ARGS...]
+                      [--window] [-- SINEW_BENCH_ARGS...]
 
 The end state of a pile is a snapshot of a chaotic system, so one N says little about a setting:
 this runs the pile of N = 9,970, 9,985, ..., 10,135 balls (twelve lattices: PEERS.md's layout
@@ -12,6 +12,14 @@ the issue's limits (max overlap at most 2% of the radius, max speed at most 0.2 
 ranges. The arguments after `--` go to sinew-bench (default: `--substeps 8 --iterations 4`). With
 --box2d, Box2D v3's harness runs the same lattices instead. The figures are deterministic (no
 timing): several lattices run at once (--jobs).
+
+Whether a pile's fastest ball is over 0.2 m/s at step 600 depends on whether a slide happens to be
+under way then, so --window also looks around it: every lattice runs to step 720, and its
+snapshots at steps 480, 500, ..., 720 (thirteen) are checked against the same limits. The summary
+then adds how many of the 156 snapshots are within them (and over each). The step-600 figures are
+those of the same runs. sinew samples one run (`--sample-every 20`); Box2D v3's harness, which
+prints only its end state, runs once per snapshot (thirteen runs a lattice, about ten minutes on two
+cores; it is deterministic on one thread, so a run of K steps ends where a longer one was at K).
 """
 import argparse
 import concurrent.futures
@@ -19,8 +27,43 @@ import json
 import os
 import sys
 
-from bench_runs import DEFAULT_BENCH, box2d3, sinew_bench
+from bench_runs import DEFAULT_BENCH, box2d3, sinew_bench, sinew_bench_lines
 OVERLAP_LIMIT, SPEED_LIMIT = 0.02, 0.2
+WINDOW = list(range(480, 721, 20))  # --window's snapshots (steps)
+
+
+def within(r):
+    return r["max_overlap_ratio"] <= OVERLAP_LIMIT and r["max_speed"] <= SPEED_LIMIT
+
+
+def window_row(n, snapshots):
+    """A lattice's row from its snapshots {step: figures}: those at step 600, and the window's counts."""
+    row = dict({"n": n}, **snapshots[600])
+    shots = [snapshots[k] for k in WINDOW]
+    row.update(snapshots=len(shots), snapshots_within=sum(within(q) for q in shots),
+               snapshots_over_speed=sum(q["max_speed"] > SPEED_LIMIT for q in shots),
+               snapshots_over_overlap=sum(q["max_overlap_ratio"] > OVERLAP_LIMIT for q in shots))
+    return row
+
+
+def sinew_window(bench, n, extra):
+    lines = sinew_bench_lines(bench, ["--scene", "pile", "--n", str(n), "--steps", str(WINDOW[-1]),
+                                      "--sample-every", "20"] + extra)
+    snapshots = {d["sample_step"]: {"max_overlap_ratio": d["max_overlap_ratio"], "max_speed": d["max_speed"],
+                                    "mean_speed": d["mean_speed"], "outside": d["outside"]}
+                 for d in lines if "sample_step" in d}
+    row = window_row(n, snapshots)
+    row["state_hash"] = lines[-1].get("state_hash")  # (at step 720)
+    return row
+
+
+def box2d_window(harness, n):
+    snapshots = {}
+    for k in WINDOW:
+        f = box2d3(harness, ["pile", str(n), "1"], k)
+        snapshots[k] = {"max_overlap_ratio": float(f["overlap_max_rel"]), "max_speed": float(f["vmax"]),
+                        "mean_speed": float(f["vmean"]), "outside": int(f["outside"])}
+    return window_row(n, snapshots)
 
 
 def sinew_lattice(bench, n, extra):
@@ -48,25 +91,34 @@ def main():
     p.add_argument("--first", type=int, default=9970)
     p.add_argument("--count", type=int, default=12)
     p.add_argument("--step", type=int, default=15)
+    p.add_argument("--window", action="store_true", help="also check the snapshots at steps 480 to 720")
     o = p.parse_args(argv)
     ns = [o.first + k * o.step for k in range(o.count)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=o.jobs) as pool:
         if o.box2d:
-            rows = list(pool.map(lambda n: box2d_lattice(o.box2d, n), ns))
+            run = box2d_window if o.window else box2d_lattice
+            rows = list(pool.map(lambda n: run(o.box2d, n), ns))
         else:
-            rows = list(pool.map(lambda n: sinew_lattice(o.bench, n, extra), ns))
+            run = sinew_window if o.window else sinew_lattice
+            rows = list(pool.map(lambda n: run(o.bench, n, extra), ns))
     for r in rows:
         print(json.dumps(r))
-    within = [r for r in rows if r["max_overlap_ratio"] <= OVERLAP_LIMIT and r["max_speed"] <= SPEED_LIMIT]
     speeds = sorted(r["max_speed"] for r in rows)
-    print(json.dumps({"engine": "box2d-v3" if o.box2d else "sinew", "settings": "" if o.box2d else " ".join(extra),
-                      "lattices": len(rows), "within_limits": len(within),
-                      "over_speed": sum(r["max_speed"] > SPEED_LIMIT for r in rows),
-                      "over_overlap": sum(r["max_overlap_ratio"] > OVERLAP_LIMIT for r in rows),
-                      "max_overlap_ratio_range": [min(r["max_overlap_ratio"] for r in rows),
-                                                  max(r["max_overlap_ratio"] for r in rows)],
-                      "max_speed_median": speeds[len(speeds) // 2], "max_speed_worst": speeds[-1],
-                      "outside": sum(r["outside"] for r in rows)}))
+    summary = {"engine": "box2d-v3" if o.box2d else "sinew", "settings": "" if o.box2d else " ".join(extra),
+               "lattices": len(rows), "within_limits": sum(within(r) for r in rows),
+               "over_speed": sum(r["max_speed"] > SPEED_LIMIT for r in rows),
+               "over_overlap": sum(r["max_overlap_ratio"] > OVERLAP_LIMIT for r in rows),
+               "max_overlap_ratio_range": [min(r["max_overlap_ratio"] for r in rows),
+                                           max(r["max_overlap_ratio"] for r in rows)],
+               "max_speed_median": speeds[len(speeds) // 2], "max_speed_worst": speeds[-1],
+               "outside": sum(r["outside"] for r in rows)}
+    if o.window:
+        summary.update(window=[WINDOW[0], WINDOW[-1], WINDOW[1] - WINDOW[0]],
+                       snapshots=sum(r["snapshots"] for r in rows),
+                       snapshots_within=sum(r["snapshots_within"] for r in rows),
+                       snapshots_over_speed=sum(r["snapshots_over_speed"] for r in rows),
+                       snapshots_over_overlap=sum(r["snapshots_over_overlap"] for r in rows))
+    print(json.dumps(summary))
 
 
 if __name__ == "__main__":

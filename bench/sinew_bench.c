@@ -3,6 +3,7 @@
 //   sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]
 //               [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]
 //               [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order]
+//               [--sample-every K]
 //
 //   sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm
 //               [--cap K] [--steps SOLVES] [--repeat R]
@@ -10,6 +11,9 @@
 //   sinew-bench --scene ik3 [--n LINKS] --method ccd|fabrik|two-bone --start cold|warm
 //               [--cap K] [--steps SOLVES] [--repeat R]        (bench/bench_ik3.c)
 //
+// --sample-every K (pile only): every K steps, one more JSON line with the pile's quality then
+// (sample_step, max overlap / r, max and mean speed, balls outside), before the run's line; the
+// sampling is not timed. bench/lattices.py --window reads them.
 // softbody: K rings (--rings, default 100) of N particles (--n, default 24) falling into a box.
 // cloth-tear: a W x H cloth (tear ratio 1.5) whose bottom row is dragged down until it tears.
 //
@@ -37,6 +41,7 @@ typedef struct options {
     int cap;                    // ik: max iterations per solve
     const char *save_world;     // --save-world FILE: the world after the run, for sinew-tune --world
     float contact_speed;        // m/s, see sinew_world_def.contact_speed
+    int sample_every;           // --sample-every K: the pile's quality every K steps (0: none)
 } options;
 
 static void usage(FILE *f)
@@ -44,6 +49,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
                "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--contact-speed M_PER_S|inf] [--save-world FILE]\n"
+               "                   [--sample-every K] (pile)\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
                "       sinew-bench --scene ik3 [--n LINKS] --method ccd|fabrik|two-bone --start cold|warm\n"
@@ -87,7 +93,6 @@ static void link_stretch(const sinew_world *world, const sinew_distance_id *link
     }
 }
 
-// The pile's quality figures from the world's particles (see pile_metrics.h).
 // FNV-1a over the bits of every particle's position and previous position: two runs (or two
 // builds) ended in the same state exactly when their hashes agree.
 static uint64_t state_hash(const sinew_world *world)
@@ -104,6 +109,7 @@ static uint64_t state_hash(const sinew_world *world)
     return h;
 }
 
+// The pile's quality figures from the world's particles (see pile_metrics.h).
 static int pile_quality_of(const sinew_world *world, const pile_layout *layout, pile_quality_result *q)
 {
     sinew_particle_view v = sinew_world_particles(world);
@@ -308,7 +314,7 @@ static int run(const options *o, int iteration)
         return 1;
     }
     const float dt = 1.0f / 60.0f;
-    double t0 = bench_now_seconds();
+    double t0 = bench_now_seconds(), sampling = 0.0;
     int torn = 0;
     for (int k = 0; k < o->steps; ++k) {
         if (is_tear) { // drag the bottom row down at 4 m/s
@@ -319,11 +325,23 @@ static int run(const options *o, int iteration)
             }
         }
         sinew_world_step(world, dt);
+        if (is_pile && o->sample_every > 0 && (k + 1) % o->sample_every == 0) {
+            const double s0 = bench_now_seconds();
+            pile_quality_result q;
+            if (pile_quality_of(world, &layout, &q) != 0) {
+                fprintf(stderr, "sinew-bench: measuring the pile failed\n");
+                return 1;
+            }
+            printf("{\"scene\":\"pile\",\"n\":%d,\"sample_step\":%d,\"outside\":%d,\"max_overlap_ratio\":%.5f,"
+                   "\"max_speed\":%.4f,\"mean_speed\":%.5f}\n",
+                   o->n, k + 1, q.outside, q.max_overlap_ratio, q.max_speed, q.mean_speed);
+            sampling += bench_now_seconds() - s0;
+        }
         int count = 0;
         sinew_world_tears(world, &count);
         torn += count;
     }
-    double elapsed = bench_now_seconds() - t0;
+    double elapsed = bench_now_seconds() - t0 - sampling;
     double sum_len = 0.0, max_ratio = 0.0;
     link_stretch(world, ids, measured, &sum_len, &max_ratio);
     sinew_step_stats st = sinew_world_stats(world);
@@ -534,7 +552,7 @@ int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
     options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, 1, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
-                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed};
+                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed, 0};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
@@ -579,6 +597,8 @@ int main(int argc, char **argv)
             steps_given = 1;
         } else if (strcmp(a, "--repeat") == 0) {
             ok = bench_parse_int(v, 1, 1000, &o.repeat);
+        } else if (strcmp(a, "--sample-every") == 0) {
+            ok = bench_parse_int(v, 1, 1000000, &o.sample_every);
         } else if (strcmp(a, "--threads") == 0) {
             ok = bench_parse_int(v, 1, SINEW_MAX_WORKERS, &o.threads);
         } else if (strcmp(a, "--method") == 0) {
@@ -621,6 +641,10 @@ int main(int argc, char **argv)
     }
     if (!steps_given) {
         o.steps = strcmp(o.scene, "cloth") == 0 || strcmp(o.scene, "cloth-tear") == 0 ? 300 : 600;
+    }
+    if (o.sample_every > 0 && strcmp(o.scene, "pile") != 0) {
+        fprintf(stderr, "sinew-bench: --sample-every applies to the pile only\n");
+        return 2;
     }
     if (strcmp(o.scene, "pile") == 0) { // the pile's own defaults (issue: 4 sub-steps, 1 iteration)
         o.substeps = substeps_given ? o.substeps : 4;
