@@ -133,6 +133,20 @@ static int pile_quality_of(const sinew_world *world, const pile_layout *layout, 
     return status;
 }
 
+// Prints the pile's quality fields ("outside" to "mean_speed", no comma after); 1 when measuring
+// failed (said on stderr).
+static int print_pile_quality(const sinew_world *world, const pile_layout *layout)
+{
+    pile_quality_result q;
+    if (pile_quality_of(world, layout, &q) != 0) {
+        fprintf(stderr, "sinew-bench: measuring the pile failed\n");
+        return 1;
+    }
+    printf("\"outside\":%d,\"max_overlap_ratio\":%.5f,\"max_speed\":%.4f,\"mean_speed\":%.5f", q.outside,
+           q.max_overlap_ratio, q.max_speed, q.mean_speed);
+    return 0;
+}
+
 // Writes the world's snapshot to `path`. 0, or 1 on failure.
 static int save_world_file(const sinew_world *world, const char *path)
 {
@@ -327,14 +341,11 @@ static int run(const options *o, int iteration)
         sinew_world_step(world, dt);
         if (is_pile && o->sample_every > 0 && (k + 1) % o->sample_every == 0) {
             const double s0 = bench_now_seconds();
-            pile_quality_result q;
-            if (pile_quality_of(world, &layout, &q) != 0) {
-                fprintf(stderr, "sinew-bench: measuring the pile failed\n");
+            printf("{\"scene\":\"pile\",\"n\":%d,\"sample_step\":%d,", o->n, k + 1);
+            if (print_pile_quality(world, &layout) != 0) {
                 return 1;
             }
-            printf("{\"scene\":\"pile\",\"n\":%d,\"sample_step\":%d,\"outside\":%d,\"max_overlap_ratio\":%.5f,"
-                   "\"max_speed\":%.4f,\"mean_speed\":%.5f}\n",
-                   o->n, k + 1, q.outside, q.max_overlap_ratio, q.max_speed, q.mean_speed);
+            printf("}\n");
             sampling += bench_now_seconds() - s0;
         }
         int count = 0;
@@ -380,15 +391,11 @@ static int run(const options *o, int iteration)
         printf("\"stretch\":%.5f,", sum_len / (0.25 * o->n));
     }
     if (is_pile) {
-        pile_quality_result q;
-        if (pile_quality_of(world, &layout, &q) != 0) {
-            fprintf(stderr, "sinew-bench: measuring the pile failed\n");
+        printf("\"ns_per_particle_substep\":%.2f,", 1e9 * elapsed / (steps * o->substeps * particles));
+        if (print_pile_quality(world, &layout) != 0) {
             return 1;
         }
-        printf("\"ns_per_particle_substep\":%.2f,\"outside\":%d,\"max_overlap_ratio\":%.5f,\"max_speed\":%.4f,"
-               "\"mean_speed\":%.5f,",
-               1e9 * elapsed / (steps * o->substeps * particles), q.outside, q.max_overlap_ratio, q.max_speed,
-               q.mean_speed);
+        printf(",");
     } else if (is_soft) {
         double min_ratio = 1e9, sum_ratio = 0.0;
         for (int k = 0; k < o->rings; ++k) {
