@@ -958,6 +958,10 @@ static int split_in_place(sinew_world *world, int count)
 {
     sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
+    if (count == 0) { // (l.c may be NULL: its arrays could not be had)
+        k->pending_count = 0;
+        return 0;
+    }
     const int waiting = count - count_within(k->l.c, 0, count);
     int room = k->capacity - count; // past the found ones, then in the records
     sinew__distance *more = (sinew__distance *)(void *)p->motion;
@@ -1155,7 +1159,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         } else { // (the split left them so in `found`)
             swap_found(k);
         }
-        k->pending = k->l.c + found_count;
+        k->pending = found_count > 0 ? k->l.c + found_count : k->l.c; // (no arithmetic on a NULL l.c)
         k->l.count = found_count;
         if (found_count > 0) {
             memset(k->l.block_free, 0, (size_t)(found_count + SINEW__LANES - 1) / SINEW__LANES);
