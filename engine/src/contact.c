@@ -958,7 +958,7 @@ static int split_in_place(sinew_world *world, int count)
 {
     sinew__contacts *k = &world->contacts;
     sinew__particles *p = &world->particles;
-    if (count == 0) { // (l.c may be NULL: its arrays could not be had)
+    if (count == 0) { // (l.c may be NULL: no contact array was allocated)
         k->pending_count = 0;
         return 0;
     }
