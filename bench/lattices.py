@@ -36,6 +36,18 @@ def within(r):
     return r["max_overlap_ratio"] <= OVERLAP_LIMIT and r["max_speed"] <= SPEED_LIMIT
 
 
+def sinew_figures(d):
+    """The pile's figures from one of sinew-bench's JSON objects (a run's or a sample's)."""
+    return {k: d[k] for k in ("max_overlap_ratio", "max_speed", "mean_speed", "outside")}
+
+
+def box2d_figures(harness, n, steps):
+    """The pile's figures from Box2D v3's harness after `steps` steps of the lattice of n balls."""
+    f = box2d3(harness, ["pile", str(n), "1"], steps)
+    return {"max_overlap_ratio": float(f["overlap_max_rel"]), "max_speed": float(f["vmax"]),
+            "mean_speed": float(f["vmean"]), "outside": int(f["outside"])}
+
+
 def window_row(n, snapshots):
     """A lattice's row from its snapshots {step: figures}: those at step 600, and the window's counts."""
     row = dict({"n": n}, **snapshots[600])
@@ -49,33 +61,23 @@ def window_row(n, snapshots):
 def sinew_window(bench, n, extra):
     lines = sinew_bench_lines(bench, ["--scene", "pile", "--n", str(n), "--steps", str(WINDOW[-1]),
                                       "--sample-every", "20"] + extra)
-    snapshots = {d["sample_step"]: {"max_overlap_ratio": d["max_overlap_ratio"], "max_speed": d["max_speed"],
-                                    "mean_speed": d["mean_speed"], "outside": d["outside"]}
-                 for d in lines if "sample_step" in d}
+    snapshots = {d["sample_step"]: sinew_figures(d) for d in lines if "sample_step" in d}
     row = window_row(n, snapshots)
     row["state_hash"] = lines[-1].get("state_hash")  # (at step 720)
     return row
 
 
 def box2d_window(harness, n):
-    snapshots = {}
-    for k in WINDOW:
-        f = box2d3(harness, ["pile", str(n), "1"], k)
-        snapshots[k] = {"max_overlap_ratio": float(f["overlap_max_rel"]), "max_speed": float(f["vmax"]),
-                        "mean_speed": float(f["vmean"]), "outside": int(f["outside"])}
-    return window_row(n, snapshots)
+    return window_row(n, {k: box2d_figures(harness, n, k) for k in WINDOW})
 
 
 def sinew_lattice(bench, n, extra):
     d = sinew_bench(bench, ["--scene", "pile", "--n", str(n), "--steps", "600"] + extra)
-    return {"n": n, "max_overlap_ratio": d["max_overlap_ratio"], "max_speed": d["max_speed"],
-            "mean_speed": d["mean_speed"], "outside": d["outside"], "state_hash": d.get("state_hash")}
+    return dict({"n": n}, **sinew_figures(d), state_hash=d.get("state_hash"))
 
 
 def box2d_lattice(harness, n):
-    f = box2d3(harness, ["pile", str(n), "1"], 600)
-    return {"n": n, "max_overlap_ratio": float(f["overlap_max_rel"]), "max_speed": float(f["vmax"]),
-            "mean_speed": float(f["vmean"]), "outside": int(f["outside"])}
+    return dict({"n": n}, **box2d_figures(harness, n, 600))
 
 
 def main():

@@ -947,6 +947,10 @@ static int split_pending(sinew__contacts *k, int count, sinew__distance *kept_ou
     return kept;
 }
 
+// The place after the first n contacts of `a`: a itself when n is 0, as the array may then be NULL
+// (no arithmetic on a NULL pointer).
+static sinew__distance *past(sinew__distance *a, int n) { return n > 0 ? a + n : a; }
+
 // Jacobi with one array: the found contacts [0, count) of l.c split in place as split_pending
 // splits them, the kept ones at the front in order, the pending ones after them in order (hi set
 // to infinity). The pending ones wait meanwhile past the found ones, as far as the arrays reach,
@@ -1138,7 +1142,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         if (!split) {
             found_count = split_pending(k, found_count, k->found, k->l.c);
         }
-        k->pending = found_count > 0 ? k->found + found_count : k->found; // (no arithmetic on a NULL found)
+        k->pending = past(k->found, found_count);
         if (!split && k->pending_count > 0) {
             memcpy(k->pending, k->l.c, sizeof(sinew__distance) * (size_t)k->pending_count);
         }
@@ -1159,7 +1163,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         } else { // (the split left them so in `found`)
             swap_found(k);
         }
-        k->pending = found_count > 0 ? k->l.c + found_count : k->l.c; // (no arithmetic on a NULL l.c)
+        k->pending = past(k->l.c, found_count);
         k->l.count = found_count;
         if (found_count > 0) {
             memset(k->l.block_free, 0, (size_t)(found_count + SINEW__LANES - 1) / SINEW__LANES);
