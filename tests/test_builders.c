@@ -388,6 +388,66 @@ static void cloth_counts_match_every_option(void **state)
     }
 }
 
+// Each tether of a cloth joins a free particle to its nearest pin by rest distance (the leftmost
+// of two as near), found here by a search over every pin, with the rest length of the flat pose.
+static void cloth_tethers_join_the_nearest_pin(void **state)
+{
+    (void)state;
+    const int widths[] = {1, 2, 3, 6, 7};
+    const sinew_cloth_pin pin_modes[] = {SINEW_CLOTH_PIN_TOP_ROW, SINEW_CLOTH_PIN_TOP_CORNERS};
+    for (size_t s = 0; s < sizeof widths / sizeof widths[0]; ++s) {
+        for (size_t p = 0; p < 2; ++p) {
+            sinew_cloth_def d = sinew_default_cloth_def();
+            d.columns = widths[s];
+            d.rows = 4;
+            d.pin = pin_modes[p];
+            d.tethers = true;
+            const int W = d.columns, H = d.rows;
+            bool pinned[8];
+            for (int c = 0; c < W; ++c) {
+                pinned[c] = d.pin == SINEW_CLOTH_PIN_TOP_ROW || c == 0 || c == W - 1;
+            }
+            const sinew_scene_counts counts = sinew_cloth_counts(&d);
+            sinew_particle_id particles[32];
+            sinew_distance_id ids[256];
+            sinew_pin_id pin_ids[8];
+            assert_true(counts.distances <= 256 && W * H <= 32);
+            sinew_cloth out = {particles, ids, pin_ids};
+            sinew_world *w = world_of(SINEW_SOLVER_GAUSS_SEIDEL);
+            assert_int_equal(sinew_cloth_create(w, &d, &out), SINEW_OK);
+            // The tethers are the last links made, one per free particle in row-major order.
+            int k = counts.distances;
+            for (int r = 0; r < H; ++r) {
+                for (int c = 0; c < W; ++c) {
+                    k -= r > 0 || !pinned[c];
+                }
+            }
+            for (int r = 0; r < H; ++r) {
+                for (int c = 0; c < W; ++c) {
+                    if (r == 0 && pinned[c]) {
+                        continue;
+                    }
+                    int best = -1;
+                    for (int q = 0; q < W; ++q) {
+                        if (pinned[q] && (best < 0 || abs(c - q) < abs(c - best))) {
+                            best = q;
+                        }
+                    }
+                    sinew_distance_def td;
+                    assert_int_equal(sinew_distance_get(w, ids[k++], &td), SINEW_OK);
+                    assert_true(same_particle(td.a, particles[r * W + c]));
+                    assert_true(same_particle(td.b, particles[best]));
+                    const float rest = d.spacing * sqrtf((float)(r * r + (c - best) * (c - best)));
+                    assert_float_equal(td.rest, rest, 1e-6f * (1.0f + rest));
+                    assert_int_equal(td.mode, SINEW_DISTANCE_MAX_ONLY);
+                }
+            }
+            assert_int_equal(k, counts.distances);
+            sinew_world_destroy(w);
+        }
+    }
+}
+
 // Ring distance between ring positions i and j of an n-ring.
 static int ring_distance(int i, int j, int n)
 {
@@ -1056,6 +1116,7 @@ int main(void)
         cmocka_unit_test(one_violent_step_does_not_tear_a_link),
         cmocka_unit_test(rope_counts_match_every_option),
         cmocka_unit_test(cloth_counts_match_every_option),
+        cmocka_unit_test(cloth_tethers_join_the_nearest_pin),
         cmocka_unit_test(soft_body_counts_match_every_inside),
         cmocka_unit_test(every_soft_body_particle_gets_its_springs),
         cmocka_unit_test(tethers_reduce_stretch),

@@ -421,21 +421,21 @@ static int cloth_links(const sinew_cloth_def *def, link_visitor visit, void *ctx
     return count;
 }
 
-// The pinned particle nearest (r, c), by rest distance; -1 when nothing is pinned.
+// The pinned particle nearest (r, c), by rest distance (the leftmost of equals); -1 when nothing
+// is pinned. In closed form (a search over the top row made a wide cloth's tethers quadratic).
 static int cloth_anchor(const sinew_cloth_def *def, int r, int c)
 {
-    int best = -1;
-    long best_d2 = 0;
-    for (int k = 0; k < def->columns; ++k) {
-        if (cloth_pinned(def, 0, k)) {
-            const long d2 = (long)r * r + (long)(c - k) * (c - k);
-            if (best < 0 || d2 < best_d2) {
-                best = k;
-                best_d2 = d2;
-            }
-        }
+    (void)r; // (every pin is in row 0: the nearest is the nearest column)
+    switch (def->pin) {
+    case SINEW_CLOTH_PIN_TOP_ROW:
+        return c;
+    case SINEW_CLOTH_PIN_TOP_CORNERS: {
+        const int right = def->columns - 1;
+        return (long)(right - c) * (right - c) < (long)c * c ? right : 0;
     }
-    return best;
+    default:
+        return -1;
+    }
 }
 
 sinew_scene_counts sinew_cloth_counts(const sinew_cloth_def *def)
