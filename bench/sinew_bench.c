@@ -568,10 +568,12 @@ int main(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if (strcmp(a, "--tethers") == 0) {
+        } else if (strcmp(a, "--tethers") == 0) { // (flags take no value: `continue` keeps the next argument)
             o.tethers = 1;
+            continue;
         } else if (strcmp(a, "--link-forces") == 0) {
             o.link_forces = 1;
+            continue;
         } else if (strcmp(a, "--user-order") == 0) {
             o.user_order = 1;
             continue;

@@ -3,7 +3,8 @@
 # over the iterations of a converging case; Jacobi omega outside (0, 2) is refused; the SVG plots
 # parse as XML and have one <path> per setting; bad arguments fail with a message; every scene runs.
 # Also: --world runs on a world saved by sinew-bench --save-world, and refuses a file that is not
-# one; the verdict line is the same on every run (it ranks by work, which is deterministic).
+# one; the verdict line is the same on every run (it ranks by work, which is deterministic);
+# sinew-bench's flags leave the argument after them alone.
 # Usage: sh tests/test_tune.sh path/to/sinew-tune path/to/sinew-bench   (meson runs it as `tune`)
 # Prints cmocka-style summary lines, so tests/run counts these checks with the others.
 set -u
@@ -141,6 +142,13 @@ if "$bench" --scene softbody --rings 2 --n 12 --steps 20 --repeat 1 --save-world
     ok "sinew-tune --world runs on a saved world"
 else
     bad "sinew-tune --world: $(cat "$tmp/bench.err" "$tmp/world.err") $(head -n 3 "$tmp/world.txt")"
+fi
+# sinew-bench's flags take no value: each one leaves the argument after it to be read.
+if "$bench" --scene cloth --tethers --size 12x5 --link-forces --user-order --steps 2 >"$tmp/flags.json" 2>"$tmp/flags.err" &&
+    grep -q '"width":12,"height":5,"link_forces":true' "$tmp/flags.json" && grep -q '"steps":2,' "$tmp/flags.json"; then
+    ok "sinew-bench reads the argument after each flag"
+else
+    bad "sinew-bench flags: $(cat "$tmp/flags.err") $(head -c 300 "$tmp/flags.json")"
 fi
 printf 'not a snapshot at all' >"$tmp/junk.snw"
 expect_refusal "--world refuses a file that is not a snapshot" 'not a sinew snapshot' --world "$tmp/junk.snw" \
