@@ -421,11 +421,12 @@ static int cloth_links(const sinew_cloth_def *def, link_visitor visit, void *ctx
     return count;
 }
 
-// The pinned particle nearest (r, c), by rest distance (the leftmost of equals); -1 when nothing
-// is pinned. In closed form (a search over the top row made a wide cloth's tethers quadratic).
-static int cloth_anchor(const sinew_cloth_def *def, int r, int c)
+// The pinned particle nearest a particle of column c, by rest distance (the leftmost of equals);
+// -1 when nothing is pinned. Every pin is in row 0, so the nearest pin to a particle of any row is
+// the one of the nearest column, found in closed form (a search over the top row for every
+// particle made a wide cloth's tethers quadratic).
+static int cloth_anchor(const sinew_cloth_def *def, int c)
 {
-    (void)r; // (every pin is in row 0: the nearest is the nearest column)
     switch (def->pin) {
     case SINEW_CLOTH_PIN_TOP_ROW:
         return c;
@@ -523,7 +524,7 @@ sinew_status sinew_cloth_create(sinew_world *world, const sinew_cloth_def *def, 
     tether.mode = SINEW_DISTANCE_MAX_ONLY;
     for (int r = 0; r < def->rows && def->tethers && b.status == SINEW_OK; ++r) {
         for (int c = 0; c < def->columns; ++c) {
-            const int anchor = cloth_anchor(def, r, c);
+            const int anchor = cloth_anchor(def, c);
             if (anchor < 0 || cloth_pinned(def, r, c)) {
                 continue;
             }
