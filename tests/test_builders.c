@@ -307,6 +307,13 @@ static void rope_counts_match_every_option(void **state)
     }
 }
 
+// Whether column c of a cloth's top row is pinned, from the header alone.
+static bool pinned_by_hand(const sinew_cloth_def *d, int c)
+{
+    return d->pin == SINEW_CLOTH_PIN_TOP_ROW ||
+           (d->pin == SINEW_CLOTH_PIN_TOP_CORNERS && (c == 0 || c == d->columns - 1));
+}
+
 // Distance links of a cloth def counted from the header, independently of the engine: grid
 // neighbours (structural), diagonals (shear), two apart in a row or column (bend), leaving out
 // links whose two ends are pinned; a tether for every free particle when anything is pinned.
@@ -316,7 +323,7 @@ static int cloth_links_by_hand(const sinew_cloth_def *d, int *pins)
     bool pinned[4096];
     int np = 0;
     for (int c = 0; c < W; ++c) {
-        pinned[c] = d->pin == SINEW_CLOTH_PIN_TOP_ROW || (d->pin == SINEW_CLOTH_PIN_TOP_CORNERS && (c == 0 || c == W - 1));
+        pinned[c] = pinned_by_hand(d, c);
         np += pinned[c];
     }
     const int offsets[6][3] = {{0, 1, 0}, {1, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 2, 2}, {2, 0, 2}}; // dr, dc, family
@@ -405,7 +412,7 @@ static void cloth_tethers_join_the_nearest_pin(void **state)
             const int W = d.columns, H = d.rows;
             bool pinned[8];
             for (int c = 0; c < W; ++c) {
-                pinned[c] = d.pin == SINEW_CLOTH_PIN_TOP_ROW || c == 0 || c == W - 1;
+                pinned[c] = pinned_by_hand(&d, c);
             }
             const sinew_scene_counts counts = sinew_cloth_counts(&d);
             sinew_particle_id particles[32];
