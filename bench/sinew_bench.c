@@ -380,13 +380,17 @@ static int run(const options *o, int iteration)
     if (isfinite(o->contact_speed)) {
         snprintf(speed_text, sizeof speed_text, "%.3g", (double)o->contact_speed);
     }
+    char projection_text[32] = "null"; // a run with no constraint at the end (a lone ball) made no projection
+    if (projections > 0.0) {
+        snprintf(projection_text, sizeof projection_text, "%.3f", 1e9 * elapsed / projections);
+    }
     if (is_rope) {
         printf("\"user_order\":%s,", o->user_order ? "true" : "false");
     }
     printf("\"mode\":\"%s\",\"contact_speed\":%s,\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":%d,"
-           "\"ms_per_step\":%.4f,\"ns_per_projection\":%.3f,\"ns_per_particle_step\":%.2f,",
+           "\"ms_per_step\":%.4f,\"ns_per_projection\":%s,\"ns_per_particle_step\":%.2f,",
            o->mode, speed_text, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, o->threads, 1e3 * elapsed / steps,
-           1e9 * elapsed / projections, 1e9 * elapsed / (steps * particles));
+           projection_text, 1e9 * elapsed / (steps * particles));
     if (is_rope) {
         printf("\"stretch\":%.5f,", sum_len / (0.25 * o->n));
     }

@@ -4,7 +4,8 @@
 # parse as XML and have one <path> per setting; bad arguments fail with a message; every scene runs.
 # Also: --world runs on a world saved by sinew-bench --save-world, and refuses a file that is not
 # one; the verdict line is the same on every run (it ranks by work, which is deterministic);
-# sinew-bench's flags leave the argument after them alone.
+# sinew-bench's flags leave the argument after them alone, and its line is valid JSON when a run
+# made no projection.
 # Usage: sh tests/test_tune.sh path/to/sinew-tune path/to/sinew-bench   (meson runs it as `tune`)
 # Prints cmocka-style summary lines, so tests/run counts these checks with the others.
 set -u
@@ -149,6 +150,15 @@ if "$bench" --scene cloth --tethers --size 12x5 --link-forces --user-order --ste
     ok "sinew-bench reads the argument after each flag"
 else
     bad "sinew-bench flags: $(cat "$tmp/flags.err") $(head -c 300 "$tmp/flags.json")"
+fi
+# A run that ends with no constraint (a lone ball) made no projection: its figure is null, as JSON
+# has no infinity, and no other number of the line is one either.
+if "$bench" --scene pile --n 1 --steps 2 >"$tmp/lone.json" 2>"$tmp/lone.err" &&
+    grep -q '"constraints":0,' "$tmp/lone.json" && grep -q '"ns_per_projection":null,' "$tmp/lone.json" &&
+    ! grep -qiE ':-?(inf|nan)' "$tmp/lone.json"; then
+    ok "sinew-bench prints valid JSON for a run with no projection"
+else
+    bad "sinew-bench, a lone ball: $(cat "$tmp/lone.err") $(head -c 400 "$tmp/lone.json")"
 fi
 printf 'not a snapshot at all' >"$tmp/junk.snw"
 expect_refusal "--world refuses a file that is not a snapshot" 'not a sinew snapshot' --world "$tmp/junk.snw" \
