@@ -204,6 +204,16 @@ static int snapshot_figures(const sinew_world *world, int particles, double *byt
     return 0;
 }
 
+// value printed with fmt into out, or null when it is not finite: JSON has no infinity or NaN.
+static void json_number(char *out, size_t size, const char *fmt, double value)
+{
+    if (isfinite(value)) {
+        snprintf(out, size, fmt, value);
+    } else {
+        snprintf(out, size, "null");
+    }
+}
+
 static int run(const options *o, int iteration)
 {
     sinew_world_def wd = sinew_default_world_def();
@@ -376,14 +386,11 @@ static int run(const options *o, int iteration)
         printf("\"width\":%d,\"height\":%d,", o->width, o->height);
     }
     printf("\"link_forces\":%s,", o->link_forces ? "true" : "false");
-    char speed_text[32] = "null"; // JSON has no infinity: null is an unbounded contact speed
-    if (isfinite(o->contact_speed)) {
-        snprintf(speed_text, sizeof speed_text, "%.3g", (double)o->contact_speed);
-    }
-    char projection_text[32] = "null"; // a run with no constraint at the end (a lone ball) made no projection
-    if (projections > 0.0) {
-        snprintf(projection_text, sizeof projection_text, "%.3f", 1e9 * elapsed / projections);
-    }
+    // An unbounded contact speed is null; so is the time per projection of a run that ended with
+    // no constraint (a lone ball), which made none.
+    char speed_text[32], projection_text[32];
+    json_number(speed_text, sizeof speed_text, "%.3g", (double)o->contact_speed);
+    json_number(projection_text, sizeof projection_text, "%.3f", 1e9 * elapsed / projections);
     if (is_rope) {
         printf("\"user_order\":%s,", o->user_order ? "true" : "false");
     }
