@@ -75,7 +75,8 @@ def main():
         for k, f in sinew_fields.items():
             out["sinew_" + k] = last[(n, "sinew")][f]
         for k, f in box2d_fields.items():
-            out["box2d_" + k] = float(last[(n, "box2d")][f])
+            v = last[(n, "box2d")][f]  # the harness prints text: a count as an integer
+            out["box2d_" + k] = int(v) if v.lstrip("-").isdigit() else float(v)
         out["state_hash"] = last[(n, "sinew")].get("state_hash")
         print(json.dumps(out), flush=True)
 
