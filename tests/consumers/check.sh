@@ -59,14 +59,27 @@ way_intree() {
     if command -v clang >/dev/null 2>&1; then
         compilers+=(clang)
     fi
-    local c def exe
+    # The four builds are independent one-process compiles of every source: they run at once, each
+    # into a log of its own (shown in order after), so that the machine's cores share them.
+    local c def exe k failed_build=0
+    local exes=() pids=()
     for c in "${compilers[@]}"; do
         for def in "" "-DSINEW_STATIC"; do
             exe="$tmp/example-intree-$(basename "$c")${def:+-static}"
             # shellcheck disable=SC2086  # $def is empty or one word
-            run "$c" -std=c11 -O2 $def -I "$repo/engine/include" "$repo"/engine/src/*.c "$example" -lm -o "$exe"
-            run "$exe"
+            run "$c" -std=c11 -O2 $def -I "$repo/engine/include" "$repo"/engine/src/*.c "$example" -lm -o "$exe" \
+                >"$exe.log" 2>&1 &
+            pids+=("$!")
+            exes+=("$exe")
         done
+    done
+    for k in "${!pids[@]}"; do
+        wait "${pids[$k]}" || failed_build=1
+        cat "${exes[$k]}.log"
+    done
+    [[ $failed_build -eq 0 ]] || return 1
+    for exe in "${exes[@]}"; do
+        run "$exe"
     done
 }
 
