@@ -300,7 +300,7 @@ static snapshot snap(const state *s)
 
 // Reads the particle view from index `from` on (so ASan sees every element) and checks positions are
 // finite and in range.
-static void check_particles_from(const state *s, int from, const char *after)
+static void check_particles(const state *s, int from, const char *after)
 {
     const sinew_particle_view v = sinew_world_particles(s->world);
     if (v.count < 0) {
@@ -320,16 +320,6 @@ static void check_particles_from(const state *s, int from, const char *after)
     }
     volatile float sink = sum;
     (void)sink;
-}
-
-// After a call that succeeded: every particle, or only the new one after a particle_create that
-// added one (it appends and moves no other particle; checking all of them after each of thousands
-// of creates made some inputs quadratic: 0.5 s in the release build, 14 s under the fuzzer's
-// instrumentation). Any other call, and the end of the input, check them all again.
-static void check_particles(const state *s, snapshot before, snapshot after, const char *what)
-{
-    const bool appended = strncmp(what, "sinew_particle_create", 21) == 0 && after.particles == before.particles + 1;
-    check_particles_from(s, appended ? before.particles : 0, what);
 }
 
 // SINEW_FUZZ_LAX_BYTES=1 in the environment: a call that fails with CAPACITY may keep capacity
@@ -355,7 +345,12 @@ static bool trace(void)
     return on != 0;
 }
 
-static sinew_status verify(state *s, sinew_status status, snapshot before, const char *what)
+// Checks the invariants around a call that returned `status`. After a call that succeeded, the
+// particles are checked: all of them, or with `appends` (sinew_particle_create, which appends one
+// and moves none) only the new one, as checking all of them after each of thousands of creates made
+// some inputs quadratic (0.5 s in the release build, 14 s under the fuzzer's instrumentation). Any
+// other call, and the end of the input, check them all again.
+static sinew_status verify_call(state *s, sinew_status status, snapshot before, const char *what, bool appends)
 {
     if (sinew_status_string(status) == NULL) {
         fuzz_fail("%s: sinew_status_string(%d) is NULL", what, (int)status);
@@ -387,14 +382,22 @@ static sinew_status verify(state *s, sinew_status status, snapshot before, const
                       before.particles, after.particles);
         }
     } else {
-        check_particles(s, before, after, what);
+        const bool appended = appends && after.particles == before.particles + 1;
+        check_particles(s, appended ? before.particles : 0, what);
     }
     return status;
+}
+
+static sinew_status verify(state *s, sinew_status status, snapshot before, const char *what)
+{
+    return verify_call(s, status, before, what, false);
 }
 
 // Runs one status-returning call on the world and checks the invariants around it.
 // The comma sequences the snapshot before the call (function arguments have no order).
 #define CALL(s, call) ((s)->before = snap(s), verify((s), (call), (s)->before, #call))
+// The same for sinew_particle_create, which appends one particle (see verify_call).
+#define CALL_CREATE(s, call) ((s)->before = snap(s), verify_call((s), (call), (s)->before, #call, true))
 
 // ---- defs from bytes: start from the defaults, then edit a few fields -------------------------
 
@@ -483,7 +486,7 @@ static void op_particle_create(state *s, reader *r)
 {
     const sinew_particle_def d = particle_def(r);
     sinew_particle_id id = {0u, 0u};
-    if (CALL(s, sinew_particle_create(s->world, bit(r) ? NULL : &d, &id)) == SINEW_OK) {
+    if (CALL_CREATE(s, sinew_particle_create(s->world, bit(r) ? NULL : &d, &id)) == SINEW_OK) {
         REMEMBER(s, particles, id);
     }
 }
@@ -669,7 +672,7 @@ static void op_area(state *s, reader *r, int which)
                 sinew_particle_def p = sinew_default_particle_def();
                 const float t = 6.2831853f * (float)k / (float)allocated;
                 p.position = sinew_vec2_make(cosf(t), sinf(t));
-                if (CALL(s, sinew_particle_create(w, &p, &ring[k])) == SINEW_OK) {
+                if (CALL_CREATE(s, sinew_particle_create(w, &p, &ring[k])) == SINEW_OK) {
                     REMEMBER(s, particles, ring[k]);
                 }
             } else {
@@ -1595,7 +1598,7 @@ static void op_inspect(state *s, reader *r)
     if (sinew_world_last_error(w) == NULL) {
         fuzz_fail("world_last_error is NULL");
     }
-    check_particles_from(s, 0, "inspect");
+    check_particles(s, 0, "inspect");
     // A ray cast: a hit names a live particle or collider, at a fraction in [0, 1], with a finite
     // point and a unit normal.
     const sinew_vec2 origin = v2(r), translation = v2(r);
@@ -1971,7 +1974,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int ops = 0; ops < MAX_OPS && more(&r); ++ops) {
         run_op(s, &r, opcode(&r));
     }
-    check_particles_from(s, 0, "the end of the input");
+    check_particles(s, 0, "the end of the input");
     sinew_world_destroy(s->world);
     if (s->counted && s->alloc.live != 0) {
         fuzz_fail("sinew_world_destroy left %zu bytes allocated", s->alloc.live);
