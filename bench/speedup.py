@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One worker against two, side by side in one run (docs/threads.md, "Measured").
 
-    bench/speedup.py [--rounds R] [--bench PATH] [--box2d PATH] [--scenes a,b,...]
+    bench/speedup.py [--rounds R] [--bench PATH] [--box2d PATH] [--scenes a,b,...] [--side-by-side]
 
 Runs every scene at 1 and at 2 workers, round after round (which count goes first alternates from
 one round to the next, so a drift of the machine's speed falls on both), and prints one JSON object
@@ -10,8 +10,15 @@ speed-up), the ratio of the fastest runs, and the range of the ratios. A run who
 differs between the counts is reported (`"same_bits": false`). With --box2d (the harness built as
 ../shared/peers/README.md says), Box2D v3's piles at 1 and 2 threads are measured in the same
 rounds. Nothing here times anything itself: the figures are sinew-bench's and the harness's own.
+
+With --side-by-side, each round also runs two one-worker copies of every scene at once and adds
+`side_by_side` (the median over the rounds of the two copies' mean ms per step over the lone
+one-worker run's) and `ceiling` (2 / side_by_side): what two cores give two processes that share
+nothing but the machine's caches and memory, the most two workers could give if nothing of the
+step stayed on one thread, no worker waited and no ball were written by both cores.
 """
 import argparse
+import concurrent.futures
 import json
 import statistics
 import sys
@@ -43,6 +50,8 @@ def main():
     p.add_argument("--bench", default=DEFAULT_BENCH)
     p.add_argument("--box2d", help="the Box2D v3 harness (box2d3_bench), measured in the same rounds")
     p.add_argument("--scenes", help="comma-separated names among: " + ", ".join(list(SCENES) + list(BOX2D)))
+    p.add_argument("--side-by-side", action="store_true",
+                   help="also run two one-worker copies at once each round (adds side_by_side and ceiling)")
     o = p.parse_args()
     runs = {k: (lambda t, a=a: sinew_run(o.bench, a, t)) for k, a in SCENES.items()}
     if o.box2d:
@@ -55,6 +64,7 @@ def main():
         runs = {k: runs[k] for k in wanted}
     ms = {k: {1: [], 2: []} for k in runs}
     same = {k: True for k in runs}
+    pair = {k: [] for k in runs}  # per round: the two copies' mean ms over the lone one-worker run's
     for r in range(o.rounds):
         for k, run in runs.items():
             got = {}
@@ -62,6 +72,10 @@ def main():
                 got[t] = run(t)
                 ms[k][t].append(got[t][0])
             same[k] = same[k] and got[1][1] == got[2][1]
+            if o.side_by_side:
+                with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                    both = list(pool.map(lambda _, run=run: run(1), range(2)))
+                pair[k].append(statistics.mean(b[0] for b in both) / got[1][0])
         print(f"round {r + 1} of {o.rounds} done", file=sys.stderr, flush=True)
     for k in runs:
         one, two = ms[k][1], ms[k][2]
@@ -72,6 +86,9 @@ def main():
                "speedup_max": round(max(ratios), 3)}
         if not k.startswith("box2d"):
             row["same_bits"] = same[k]
+        if o.side_by_side:
+            row["side_by_side"] = round(statistics.median(pair[k]), 3)
+            row["ceiling"] = round(2.0 / statistics.median(pair[k]), 3)
         print(json.dumps(row))
 
 
