@@ -42,13 +42,14 @@ typedef struct options {
     const char *save_world;     // --save-world FILE: the world after the run, for sinew-tune --world
     float contact_speed;        // m/s, see sinew_world_def.contact_speed
     int sample_every;           // --sample-every K: the pile's quality every K steps (0: none)
+    int time_jobs;              // --time-jobs: sinew_world_time_jobs, for the profile's shares
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--contact-speed M_PER_S|inf] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--time-jobs] [--contact-speed M_PER_S|inf] [--save-world FILE]\n"
                "                   [--sample-every K] (pile)\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
@@ -95,6 +96,21 @@ static void link_stretch(const sinew_world *world, const sinew_distance_id *link
 
 // FNV-1a over the bits of every particle's position and previous position: two runs (or two
 // builds) ended in the same state exactly when their hashes agree.
+// Adds a step's profile to a sum of them.
+static void add_profile(sinew_step_profile *sum, sinew_step_profile p)
+{
+    sum->step += p.step;
+    sum->prepare += p.prepare;
+    sum->integrate += p.integrate;
+    sum->collide += p.collide;
+    sum->solve += p.solve;
+    sum->finish += p.finish;
+    sum->end += p.end;
+    sum->parallel += p.parallel;
+    sum->wait += p.wait;
+    sum->jobs += p.jobs;
+}
+
 static uint64_t state_hash(const sinew_world *world)
 {
     const sinew_particle_view v = sinew_world_particles(world);
@@ -229,6 +245,7 @@ static int run(const options *o, int iteration)
         fprintf(stderr, "sinew-bench: world creation failed\n");
         return 1;
     }
+    sinew_world_time_jobs(world, o->time_jobs != 0);
     int links = 0, particles = 0;
     int measured = 0; // the rope's or cloth's own links, first in `ids` (tethers come after)
     sinew_distance_id *ids = NULL;
@@ -340,6 +357,7 @@ static int run(const options *o, int iteration)
     const float dt = 1.0f / 60.0f;
     double t0 = bench_now_seconds(), sampling = 0.0;
     int torn = 0;
+    sinew_step_profile prof = {0}; // summed over the steps
     for (int k = 0; k < o->steps; ++k) {
         if (is_tear) { // drag the bottom row down at 4 m/s
             for (int m = 0; m < o->width; ++m) {
@@ -349,6 +367,7 @@ static int run(const options *o, int iteration)
             }
         }
         sinew_world_step(world, dt);
+        add_profile(&prof, sinew_world_profile(world));
         if (is_pile && o->sample_every > 0 && (k + 1) % o->sample_every == 0) {
             const double s0 = bench_now_seconds();
             printf("{\"scene\":\"pile\",\"n\":%d,\"sample_step\":%d,", o->n, k + 1);
@@ -426,6 +445,17 @@ static int run(const options *o, int iteration)
         fprintf(stderr, "sinew-bench: saving or loading the world failed\n");
         return 1;
     }
+    // Where the steps' time went (sinew_world_profile), ms a step; with --time-jobs, the shares of
+    // the steps that ran on one thread and that the stepping thread waited for the other workers.
+    printf("\"profile\":{\"prepare\":%.4f,\"integrate\":%.4f,\"collide\":%.4f,\"solve\":%.4f,\"finish\":%.4f,"
+           "\"end\":%.4f,\"jobs_per_step\":%.1f",
+           (double)prof.prepare / steps, (double)prof.integrate / steps, (double)prof.collide / steps,
+           (double)prof.solve / steps, (double)prof.finish / steps, (double)prof.end / steps, (double)prof.jobs / steps);
+    if (o->time_jobs && prof.step > 0.0f) {
+        printf(",\"one_thread_share\":%.4f,\"wait_share\":%.4f", 1.0 - (double)prof.parallel / prof.step,
+               (double)prof.wait / prof.step);
+    }
+    printf("},");
     printf("\"bytes_per_particle\":%.1f,", (double)sinew_world_byte_count(world) / particles);
     printf("\"snapshot_bytes_per_particle\":%.2f,\"save_ns_per_particle\":%.2f,\"load_ns_per_particle\":%.2f,",
            snap_bytes, save_ns, load_ns);
@@ -570,7 +600,7 @@ int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
     options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, 1, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
-                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed, 0};
+                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed, 0, 0};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
@@ -587,6 +617,9 @@ int main(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--user-order") == 0) {
             o.user_order = 1;
+            continue;
+        } else if (strcmp(a, "--time-jobs") == 0) {
+            o.time_jobs = 1;
             continue;
         } else if (v == NULL) {
             ok = 0;

@@ -723,6 +723,64 @@ static void a_job_beside_one_thread_work_runs_every_item_once(void **state)
     }
 }
 
+// The step's profile: its six stages add up to the step; the jobs are counted at any worker count
+// (none with one worker) and, when timed, their wait lies within their time, which lies within the
+// step; timing them changes nothing of the state.
+static void the_profile_adds_up_and_timing_jobs_changes_nothing(void **state)
+{
+    (void)state;
+    for (int setup = 0; setup < 3; ++setup) {
+        const int workers = setup == 0 ? 1 : 2;
+        sinew_world *w[2] = {scene(SINEW_SOLVER_GAUSS_SEIDEL, workers), scene(SINEW_SOLVER_GAUSS_SEIDEL, workers)};
+        if (setup == 2) { // a task system of the user's, which runs the tasks inline
+            for (int k = 0; k < 2; ++k) {
+                w[k]->tasks.enqueue = run_inline;
+                w[k]->tasks.finish = finish_inline;
+            }
+        }
+        assert_int_equal(sinew_world_time_jobs(w[0], true), SINEW_OK);
+        for (int s = 0; s < 30; ++s) {
+            sinew_step_profile p[2];
+            for (int k = 0; k < 2; ++k) {
+                assert_int_equal(sinew_world_step(w[k], 1.0f / 60.0f), SINEW_OK);
+                p[k] = sinew_world_profile(w[k]);
+                const float stages[6] = {p[k].prepare, p[k].integrate, p[k].collide, p[k].solve, p[k].finish, p[k].end};
+                double sum = 0.0;
+                for (int t = 0; t < 6; ++t) {
+                    assert_true(stages[t] > 0.0f && isfinite(stages[t])); // (every stage is timed)
+                    sum += stages[t];
+                }
+                assert_true(p[k].step > 0.0f && isfinite(p[k].step));
+                assert_true(fabs(sum - p[k].step) <= 1e-4 * p[k].step);
+            }
+            assert_int_equal(p[0].jobs, p[1].jobs); // the same work, timed or not
+            assert_true(p[1].parallel == 0.0f && p[1].wait == 0.0f);
+            if (workers == 1) {
+                assert_int_equal(p[0].jobs, 0);
+                assert_true(p[0].parallel == 0.0f && p[0].wait == 0.0f);
+            } else {
+                assert_true(p[0].jobs > 0);
+                assert_true(p[0].wait >= 0.0f && p[0].wait <= p[0].parallel);
+                assert_true(p[0].parallel <= p[0].step * (1.0f + 1e-5f));
+            }
+        }
+        assert_true(hash_positions(w[0]) == hash_positions(w[1]));
+        // Each stage's time is its own: at 60 iterations a sub-step, the iterations take most of a
+        // step (in the best of five, in case the thread was held up in another stage).
+        set_steps(w[0], 2, 60);
+        float best = 0.0f;
+        for (int s = 0; s < 5; ++s) {
+            assert_int_equal(sinew_world_step(w[0], 1.0f / 60.0f), SINEW_OK);
+            const sinew_step_profile p = sinew_world_profile(w[0]);
+            best = fmaxf(best, p.solve / p.step);
+        }
+        assert_true(best > 0.5f);
+        sinew_world_destroy(w[0]);
+        sinew_world_destroy(w[1]);
+    }
+    assert_int_equal(sinew_world_time_jobs(NULL, true), SINEW_ERR_NULL_ARGUMENT);
+}
+
 static void bad_thread_settings_are_refused(void **state)
 {
     (void)state;
@@ -837,6 +895,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_job_beside_one_thread_work_runs_every_item_once),
         cmocka_unit_test(bands_whose_arrays_cannot_grow_go_on_on_one_thread),
         cmocka_unit_test(bad_thread_settings_are_refused),
+        cmocka_unit_test(the_profile_adds_up_and_timing_jobs_changes_nothing),
     };
     const int count = (int)(sizeof tests / sizeof tests[0]);
     int part = 1, parts = 1;

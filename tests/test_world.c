@@ -116,10 +116,20 @@ static void create_with_null_def_uses_the_defaults(void **state)
     assert_int_equal(st.particles, 0);
     assert_int_equal(st.kinds[SINEW_KIND_DISTANCE].count, 0);
     assert_int_equal(st.kinds[SINEW_KIND_PIN].count, 0);
+    sinew_step_profile pr = sinew_world_profile(w); // so is the profile
+    assert_true(pr.step == 0.0f && pr.solve == 0.0f && pr.jobs == 0);
+    pr = sinew_world_profile(NULL);
+    assert_true(pr.step == 0.0f && pr.parallel == 0.0f);
     // The default world works: a free particle falls.
     sinew_particle_id p = make_particle(w, 0.0f, 0.0f, 1.0f);
     assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
     assert_true(position_of(w, p).y < 0.0f);
+    assert_true(sinew_world_profile(w).step > 0.0f); // the step was timed
+    // A step refused for bad input leaves the profile as it was.
+    pr = sinew_world_profile(w);
+    assert_int_equal(sinew_world_step(w, NAN), SINEW_ERR_NOT_FINITE);
+    const sinew_step_profile after = sinew_world_profile(w);
+    assert_memory_equal(&after, &pr, sizeof pr);
     sinew_world_destroy(w);
     sinew_world_destroy(NULL); // ignored
 

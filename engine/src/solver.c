@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "clock.h"
 #include "world_internal.h"
 
 // Gauss-Seidel's forward order: pins and distances first, contacts last, so that non-penetration
@@ -214,6 +215,12 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     if (!(dt >= SINEW_MIN_DT && dt <= SINEW_MAX_DT)) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_step: dt must be in [1e-6, 10] seconds");
     }
+    // The profile's laps: each stage's ticks, measured on this thread (clock.h).
+    const double wall_start = sinew__seconds();
+    uint64_t last = sinew__ticks();
+    const uint64_t first = last;
+    uint64_t prepare = 0u, integrate = 0u, collide = 0u, solve = 0u, finish = 0u, end = 0u;
+    world->job_times = (sinew__job_times){0u, 0u, 0};
     sinew__tasks_stepping(&world->tasks, true);
     const sinew_solver_def solver = world->solver;
     const float h = dt / (float)solver.substeps;
@@ -261,6 +268,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     // overlap (see overlap.c).
     const float bound = world->deep_watch ? world->contact_speed * h : INFINITY;
     int covered = -1; // the last sub-step the contacts found cover
+    sinew__lap(&prepare, &last);
     for (int s = 0; s < solver.substeps; ++s) {
         reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
         world->h_prev = h;
@@ -270,6 +278,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 sinew__kinds[t]->begin_substep(world);
             }
         }
+        sinew__lap(&integrate, &last);
         if (s > covered) {
             // Contacts found at the first sub-step cover the rest of the step when everything
             // moves slowly against its neighbours: the search is most of a pile's cost. A particle
@@ -282,6 +291,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             sinew__contacts_promote(world);
             sinew__collider_contacts_refresh(world);
         }
+        sinew__lap(&collide, &last);
         if (recording) {
             record(world, s, 0);
         }
@@ -297,6 +307,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             }
         }
         sinew__particles_end_xy(world);
+        sinew__lap(&solve, &last);
         const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
         // The items no contact touches skip their records, and take the bound the copy back of
         // the records would have applied (it runs when there are particle contacts).
@@ -305,6 +316,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         if (contacts) {
             reset += respond_to_contacts(world, jacobi, bound);
         }
+        sinew__lap(&finish, &last);
     }
 
     // Forces apply to one step only.
@@ -343,6 +355,22 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     st->max_error = samples[SINEW_KIND_COUNT].max_error;
     st->rms_error = samples[SINEW_KIND_COUNT].rms_error;
     sinew__tasks_stepping(&world->tasks, false);
+    sinew__lap(&end, &last);
+    // The ticks' rate over this step, from the wall clock (the time-stamp counter's rate is not
+    // known otherwise).
+    const double wall = sinew__seconds() - wall_start;
+    const double ms = last > first && wall > 0.0 ? 1e3 * wall / (double)(last - first) : 0.0;
+    sinew_step_profile *pr = &world->profile;
+    pr->step = (float)((double)(last - first) * ms);
+    pr->prepare = (float)((double)prepare * ms);
+    pr->integrate = (float)((double)integrate * ms);
+    pr->collide = (float)((double)collide * ms);
+    pr->solve = (float)((double)solve * ms);
+    pr->finish = (float)((double)finish * ms);
+    pr->end = (float)((double)end * ms);
+    pr->parallel = (float)((double)world->job_times.parallel * ms);
+    pr->wait = (float)((double)world->job_times.wait * ms);
+    pr->jobs = world->job_times.jobs;
     return SINEW_OK;
 }
 
@@ -350,6 +378,21 @@ sinew_step_stats sinew_world_stats(const sinew_world *world)
 {
     sinew_step_stats zero = {0};
     return world != NULL ? world->stats : zero;
+}
+
+sinew_step_profile sinew_world_profile(const sinew_world *world)
+{
+    sinew_step_profile zero = {0};
+    return world != NULL ? world->profile : zero;
+}
+
+sinew_status sinew_world_time_jobs(sinew_world *world, bool enabled)
+{
+    if (world == NULL) {
+        return SINEW_ERR_NULL_ARGUMENT;
+    }
+    world->tasks.time_jobs = enabled;
+    return SINEW_OK;
 }
 
 sinew_status sinew_world_record_iterations(sinew_world *world, bool enabled)

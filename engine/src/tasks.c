@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "clock.h"
 #include "world_internal.h"
 
 #define SPIN_ROUNDS 2000 // about 5 to 10 us of spinning before a worker sleeps, between steps
@@ -205,9 +206,10 @@ static sinew__pool *pool_start(sinew_world *world, int threads)
 }
 
 // Runs the job over the workers; the calling thread first runs beside (when not NULL), then takes
-// chunks (its own range first, unless a worker took it meanwhile).
-static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range, void *context,
-                     void (*beside)(void *), void *beside_context)
+// chunks (its own range first, unless a worker took it meanwhile). Returns the ticks at which it
+// had no chunk left to take, from when it waited for the workers (when `timed`; else 0).
+static uint64_t pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range, void *context,
+                         void (*beside)(void *), void *beside_context, bool timed)
 {
     const int workers = p->threads + 1;
     // Each worker's range of items, cut into halving chunks of at least min_range items.
@@ -235,6 +237,7 @@ static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range
         beside(beside_context);
     }
     run_chunks(p, 0);
+    const uint64_t done = timed ? sinew__ticks() : 0u;
     while (atomic_load(&p->pending) > 0) {
         relax();
     }
@@ -242,11 +245,14 @@ static void pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_range
     while (atomic_load(&p->busy) > 0) {
         relax();
     }
+    return done;
 }
 
-sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def)
+sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def,
+                               sinew__job_times *times)
 {
     memset(t, 0, sizeof *t);
+    t->times = times;
     t->workers = 1;
     t->enqueue = def->enqueue_task;
     t->finish = def->finish_task;
@@ -285,6 +291,19 @@ void sinew__tasks_free(sinew_world *world, sinew__tasks *t)
     t->pool = NULL;
 }
 
+// Counts a job spread over the workers, ending now; when the jobs are timed, it was handed out at
+// `start` and its calling thread began to wait for the others at `done`.
+static void job_ended(const sinew__tasks *t, uint64_t start, uint64_t done)
+{
+    sinew__job_times *times = t->times;
+    times->jobs += 1;
+    if (t->time_jobs) {
+        const uint64_t end = sinew__ticks();
+        times->parallel += end > start ? end - start : 0u;
+        times->wait += end > done ? end - done : 0u;
+    }
+}
+
 // The one dispatch of both: inline (one worker, or too few items for two ranges), the user's task
 // system, or the built-in pool.
 void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, void (*beside)(void *),
@@ -299,15 +318,21 @@ void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, vo
             job->fn(0, job->count, 0, job->context);
         }
     } else if (t->enqueue != NULL) {
+        const uint64_t start = t->time_jobs ? sinew__ticks() : 0u;
         void *task = t->enqueue(job->fn, job->count, job->min_range, job->context, t->context);
         if (beside != NULL) {
             beside(beside_context);
         }
+        const uint64_t done = t->time_jobs ? sinew__ticks() : 0u;
         if (task != NULL) {
             t->finish(task, t->context);
         }
+        job_ended(t, start, done);
     } else {
-        pool_run(t->pool, job->fn, job->count, job->min_range, job->context, beside, beside_context);
+        const uint64_t start = t->time_jobs ? sinew__ticks() : 0u;
+        const uint64_t done = pool_run(t->pool, job->fn, job->count, job->min_range, job->context, beside,
+                                       beside_context, t->time_jobs);
+        job_ended(t, start, done);
     }
 }
 

@@ -6,6 +6,14 @@
 
 typedef struct sinew__pool sinew__pool;
 
+// What the jobs spread over the workers cost the calling thread in a step, in ticks (clock.h), for
+// sinew_world_profile: from handing a job out to its end, and of that the wait for the other
+// workers (with a user's task system: the time in its finish callback).
+typedef struct sinew__job_times {
+    uint64_t parallel, wait;
+    int jobs;
+} sinew__job_times;
+
 typedef struct sinew__tasks {
     int workers;                    // 1..SINEW_MAX_WORKERS
     sinew_enqueue_task_fn *enqueue; // the user's task system, or NULL
@@ -13,6 +21,8 @@ typedef struct sinew__tasks {
     void *context;
     sinew__pool *pool;              // the built-in pool: workers - 1 threads, when there is no user system
     int grain;                      // divides every stage's smallest range and item: 1, the engine's; tests raise it
+    sinew__job_times *times;        // the world's, added to by the thread that steps it
+    bool time_jobs;                 // read the clock around every job (sinew_world_time_jobs)
 } sinew__tasks;
 
 // A stage's smallest range of items, `engine_min` divided by the grain (at least 1).
@@ -31,8 +41,10 @@ static inline int sinew__item_size(const sinew__tasks *t, int count, int least, 
     return need > floor ? need : floor;
 }
 
-// From the def (already checked): the built-in pool's threads start here.
-sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def);
+// From the def (already checked): the built-in pool's threads start here. The jobs' times go to
+// *times.
+sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def,
+                               sinew__job_times *times);
 sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int workers);
 void sinew__tasks_free(sinew_world *world, sinew__tasks *t);
 // Around a step: while it runs, the built-in pool's workers spin between its jobs (yielding now

@@ -118,7 +118,7 @@ sinew_status sinew_world_create(const sinew_world_def *def_in, sinew_world **out
     // the same to the bit either way).
     w->avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") && getenv("SINEW_PORTABLE") == NULL;
 #endif
-    if (sinew__tasks_init(w, &w->tasks, &def) != SINEW_OK ||
+    if (sinew__tasks_init(w, &w->tasks, &def, &w->job_times) != SINEW_OK ||
         sinew__particles_reserve(w, def.particle_capacity) != SINEW_OK ||
         sinew__distances_reserve(w, def.constraint_capacity) != SINEW_OK ||
         sinew__pins_reserve(w, def.constraint_capacity > 16 ? 16 : def.constraint_capacity) != SINEW_OK ||

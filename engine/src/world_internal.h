@@ -47,6 +47,8 @@ struct sinew_world {
     int tear_count, tear_capacity;
 
     sinew_step_stats stats;
+    sinew_step_profile profile;
+    sinew__job_times job_times; // this step's, for the profile
 
     bool record;
     void *history_block;

@@ -1420,6 +1420,25 @@ static double estimate_contacts(const state *s)
     return overlaps * v.count / samples / 2.0;
 }
 
+// A step's profile: finite times, none negative; the stages add up to the step, and the jobs'
+// wait lies within their time, which lies within the step.
+static void check_profile(sinew_step_profile p)
+{
+    const float t[9] = {p.step, p.prepare, p.integrate, p.collide, p.solve, p.finish, p.end, p.parallel, p.wait};
+    double stages = 0.0;
+    for (int k = 0; k < 9; ++k) {
+        if (!(t[k] >= 0.0f && t[k] < INFINITY)) {
+            fuzz_fail("profile: time %d is %g", k, (double)t[k]);
+        }
+        stages += k >= 1 && k <= 6 ? t[k] : 0.0;
+    }
+    const double slack = 1e-4 * p.step + 1e-6;
+    if (fabs(stages - p.step) > slack || p.parallel > p.step + slack || p.wait > p.parallel + slack || p.jobs < 0) {
+        fuzz_fail("profile: stages %g, step %g, parallel %g, wait %g, jobs %d", stages, (double)p.step,
+                  (double)p.parallel, (double)p.wait, p.jobs);
+    }
+}
+
 static void op_step(state *s, reader *r)
 {
     const int steps = 1 + (u8(r) & 3u);
@@ -1441,6 +1460,7 @@ static void op_step(state *s, reader *r)
             // Contacts are only known after a step: a heap of coincident balls has n^2 of them.
             const sinew_step_stats st = sinew_world_stats(s->world);
             s->contacts = (double)st.kinds[SINEW_KIND_CONTACT].count + st.kinds[SINEW_KIND_COLLIDER].count;
+            check_profile(sinew_world_profile(s->world));
         }
     }
 }
@@ -1938,8 +1958,10 @@ static bool make_world(state *s, reader *r)
     // With two workers, the stages hand out items 64 times smaller than the engine's (as the
     // threaded tests do), so that an input's small worlds reach the threaded paths too (Jacobi's
     // contact parts, the search's bands, the particle passes): the same state at any item size.
+    // Its jobs are timed too (sinew_world_profile), reading no byte either.
     if ((flags & 128u) != 0u) {
         world->tasks.grain = 64;
+        sinew_world_time_jobs(world, true);
     }
     s->world = world;
     return true;

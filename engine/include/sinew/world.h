@@ -235,6 +235,33 @@ typedef struct sinew_step_stats {
 /// Statistics of the last step (all zero before the first step). NULL world gives zeros.
 SINEW_API sinew_step_stats sinew_world_stats(const sinew_world *world);
 
+/// Where the last step's time went: milliseconds of wall-clock time on the thread that called
+/// sinew_world_step, by stage. The six stages add up to `step`, each summed over the sub-steps.
+typedef struct sinew_step_profile {
+    float step;      ///< the whole step
+    float prepare;   ///< before the sub-steps: ordering constraints that changed (colours, blocks, runs)
+    float integrate; ///< predicting positions: forces, gravity, damping, kinematic pins
+    float collide;   ///< the grid, finding contacts and their Gauss-Seidel colours, collider contacts
+    float solve;     ///< the iterations: every kind's projections (or Jacobi's passes)
+    float finish;    ///< velocities, then the contacts' friction and velocity clamp
+    float end;       ///< tearing, contact events and the error statistics of sinew_world_stats
+    /// After sinew_world_time_jobs(world, true), with more than one worker (else 0): `parallel` is
+    /// the time of the jobs spread over the workers, from handing one out to its last item's end,
+    /// so step - parallel ran on one thread; `wait`, within it, the calling thread's time waiting
+    /// for the other workers to finish a job (with your own task system: in its finish callback).
+    float parallel, wait;
+    int jobs;        ///< jobs handed to the workers (or to your task system)
+} sinew_step_profile;
+
+/// The profile of the last step (all zero before the first step, and in a world loaded or cloned
+/// before its first step). NULL world gives zeros.
+SINEW_API sinew_step_profile sinew_world_profile(const sinew_world *world);
+
+/// Times every job spread over the workers for the profile's `parallel` and `wait` (off by
+/// default: reading the clock around every job cost about 1% of a two-worker step of a
+/// 10,000-ball pile). Errors: NULL_ARGUMENT.
+SINEW_API sinew_status sinew_world_time_jobs(sinew_world *world, bool enabled);
+
 /// One entry of the iteration history: the error of one kind (or all) after an iteration.
 typedef struct sinew_error_sample {
     float max_error; ///< metres
