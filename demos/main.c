@@ -107,6 +107,20 @@ static float moved_since_start(const app *a)
     return best;
 }
 
+// The app's worker count on every world of the scene, whose jobs are timed for the HUD's share of
+// the step on one thread.
+static bool apply_workers(app *a)
+{
+    for (int k = 0; k < a->scene->world_count; ++k) {
+        sinew_world *w = a->scene->worlds[k];
+        if (!demo_check(sinew_world_set_workers(w, a->workers), w, "sinew_world_set_workers") ||
+            !demo_check(sinew_world_time_jobs(w, true), w, "sinew_world_time_jobs")) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool apply_solver(app *a)
 {
     for (int k = 0; k < a->scene->world_count; ++k) {
@@ -118,12 +132,11 @@ static bool apply_solver(app *a)
         s.iterations = a->solver.iterations;
         s.substeps = a->solver.substeps;
         s.jacobi_omega = a->solver.jacobi_omega;
-        if (!demo_check(sinew_world_set_solver(w, &s), w, "sinew_world_set_solver") ||
-            !demo_check(sinew_world_set_workers(w, a->workers), w, "sinew_world_set_workers")) {
+        if (!demo_check(sinew_world_set_solver(w, &s), w, "sinew_world_set_solver")) {
             return false;
         }
     }
-    return true;
+    return apply_workers(a);
 }
 
 // Makes scene `index`; keep_settings applies the current solver settings (reset), otherwise the
@@ -147,6 +160,9 @@ static bool load_scene(app *a, int index, bool keep_settings)
         }
     } else {
         a->solver = sinew_world_get_solver(a->scene->worlds[0]);
+        if (!apply_workers(a)) { // (the workers stay as they were: the scene's own are 1)
+            return false;
+        }
     }
     a->frame = 0;
     a->step_ms = 0.0;
@@ -299,6 +315,23 @@ static void compose_hud(app *a, hud_text *t)
         }
         n += snprintf(t->left + n, cap - (size_t)n, "iterations %d   substeps %d   omega %.2f   workers %d",
                       a->solver.iterations, a->solver.substeps, (double)a->solver.jacobi_omega, a->workers);
+        // Where the last step's time went (the worlds' profiles added up), and with workers the
+        // share of it that ran on one thread.
+        sinew_step_profile p = {0};
+        for (int k = 0; k < a->scene->world_count; ++k) {
+            const sinew_step_profile q = sinew_world_profile(a->scene->worlds[k]);
+            p.step += q.step;
+            p.collide += q.collide;
+            p.solve += q.solve;
+            p.finish += q.finish;
+            p.parallel += q.parallel;
+        }
+        n += snprintf(t->left + n, cap - (size_t)n, "\ncollide %.2f   solve %.2f   finish %.2f ms", (double)p.collide,
+                      (double)p.solve, (double)p.finish);
+        if (a->workers > 1 && p.step > 0.0f) {
+            n += snprintf(t->left + n, cap - (size_t)n, "   on one thread %.0f%%",
+                          100.0 * (double)(p.step - p.parallel) / (double)p.step);
+        }
     }
     for (int k = 0; k < a->scene->world_count; ++k) {
         n += snprintf(t->left + n, cap - (size_t)n, "\n");
@@ -648,10 +681,12 @@ static int run_headless(app *a, int frames, const char *screenshot, bool autopla
     if (save_world != NULL && a->exit_code == 0 && !save_world_file(a, save_world)) {
         a->exit_code = 1;
     }
-    printf("sinew-demos: scene=%s frames=%d particles=%d constraints=%d moved=%.3f nonfinite=%d "
+    // The workers the scene's worlds step with (0 without a world).
+    const int workers = a->scene->world_count > 0 ? sinew_world_get_workers(a->scene->worlds[0]) : 0;
+    printf("sinew-demos: scene=%s frames=%d particles=%d constraints=%d moved=%.3f nonfinite=%d workers=%d "
            "max_error=%.3e rms_error=%.3e step_ms=%.3f render_ms=%.1f image=%s\n",
            a->def->name, a->frame, particles, constraints, (double)moved_since_start(a), a->exit_code == 3 ? 1 : 0,
-           (double)total.max_error, (double)total.rms_error,
+           workers, (double)total.max_error, (double)total.rms_error,
            a->step_count > 0 ? a->step_ms_sum / a->step_count : 0.0, a->render_ms, screenshot != NULL ? screenshot : "-");
     return a->exit_code;
 }

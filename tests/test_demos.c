@@ -199,6 +199,22 @@ static void test_list(void **state)
     assert_string_equal(out, expected);
 }
 
+// --threads N steps the scene's worlds with N workers, alone or with other solver settings, in
+// the scene it starts with.
+static void test_threads_flag(void **state)
+{
+    (void)state;
+    const char *extra[2] = {"", " --iterations 2"};
+    for (int k = 0; k < 2; ++k) {
+        char cmd[4096], report[8192];
+        snprintf(cmd, sizeof cmd, "'%s' --headless --scene pile --frames 3 --no-hud --threads 2%s", program, extra[k]);
+        assert_int_equal(run(cmd, report, sizeof report), 0);
+        double workers = 0;
+        assert_true(field(report, "workers=", &workers));
+        assert_int_equal((int)workers, 2);
+    }
+}
+
 // Bad arguments fail with status 1 and change nothing.
 static void test_bad_arguments(void **state)
 {
@@ -222,6 +238,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_threads_flag),
         SCENE_TEST("rope"),
         SCENE_TEST("cloth"),
         SCENE_TEST("pile"),
