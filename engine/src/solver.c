@@ -368,8 +368,12 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     pr->solve = (float)((double)solve * ms);
     pr->finish = (float)((double)finish * ms);
     pr->end = (float)((double)end * ms);
-    pr->parallel = (float)((double)world->job_times.parallel * ms);
-    pr->wait = (float)((double)world->job_times.wait * ms);
+    // (The jobs lie within the step and their waits within them; the bounds hold even where the
+    // time-stamp counters of two cores the thread ran on disagree.)
+    const uint64_t parallel = world->job_times.parallel < last - first ? world->job_times.parallel : last - first;
+    const uint64_t wait = world->job_times.wait < parallel ? world->job_times.wait : parallel;
+    pr->parallel = (float)((double)parallel * ms);
+    pr->wait = (float)((double)wait * ms);
     pr->jobs = world->job_times.jobs;
     return SINEW_OK;
 }

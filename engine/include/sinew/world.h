@@ -258,8 +258,8 @@ typedef struct sinew_step_profile {
 SINEW_API sinew_step_profile sinew_world_profile(const sinew_world *world);
 
 /// Times every job spread over the workers for the profile's `parallel` and `wait` (off by
-/// default: reading the clock around every job cost about 1% of a two-worker step of a
-/// 10,000-ball pile). Errors: NULL_ARGUMENT.
+/// default: reading the clock around every job costs about 1% of a busy two-worker step, see
+/// docs/threads.md). Errors: NULL_ARGUMENT.
 SINEW_API sinew_status sinew_world_time_jobs(sinew_world *world, bool enabled);
 
 /// One entry of the iteration history: the error of one kind (or all) after an iteration.
