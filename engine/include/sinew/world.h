@@ -246,9 +246,10 @@ typedef struct sinew_step_profile {
     float finish;    ///< velocities, then the contacts' friction and velocity clamp
     float end;       ///< tearing, contact events and the error statistics of sinew_world_stats
     /// After sinew_world_time_jobs(world, true), with more than one worker (else 0): `parallel` is
-    /// the time of the jobs spread over the workers, from handing one out to its last item's end,
-    /// so step - parallel ran on one thread; `wait`, within it, the calling thread's time waiting
-    /// for the other workers to finish a job (with your own task system: in its finish callback).
+    /// the time of the jobs spread over the workers, from handing one out to its last item's end
+    /// (with any one-thread work run beside it), so step - parallel ran on one thread; `wait`,
+    /// within it, the calling thread's time waiting for the other workers to finish a job (with
+    /// your own task system: in its finish callback).
     float parallel, wait;
     int jobs;        ///< jobs handed to the workers (or to your task system)
 } sinew_step_profile;
