@@ -94,8 +94,6 @@ static void link_stretch(const sinew_world *world, const sinew_distance_id *link
     }
 }
 
-// FNV-1a over the bits of every particle's position and previous position: two runs (or two
-// builds) ended in the same state exactly when their hashes agree.
 // Adds a step's profile to a sum of them.
 static void add_profile(sinew_step_profile *sum, sinew_step_profile p)
 {
@@ -111,6 +109,8 @@ static void add_profile(sinew_step_profile *sum, sinew_step_profile p)
     sum->jobs += p.jobs;
 }
 
+// FNV-1a over the bits of every particle's position and previous position: two runs (or two
+// builds) ended in the same state exactly when their hashes agree.
 static uint64_t state_hash(const sinew_world *world)
 {
     const sinew_particle_view v = sinew_world_particles(world);
