@@ -42,14 +42,14 @@ typedef struct options {
     const char *save_world;     // --save-world FILE: the world after the run, for sinew-tune --world
     float contact_speed;        // m/s, see sinew_world_def.contact_speed
     int sample_every;           // --sample-every K: the pile's quality every K steps (0: none)
-    int time_jobs;              // --time-jobs: sinew_world_time_jobs, for the profile's shares
+    int profile;                // --profile stages|jobs: sinew_world_set_profiling (0: off)
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--time-jobs] [--contact-speed M_PER_S|inf] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--profile stages|jobs] [--contact-speed M_PER_S|inf] [--save-world FILE]\n"
                "                   [--sample-every K] (pile)\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
@@ -245,7 +245,7 @@ static int run(const options *o, int iteration)
         fprintf(stderr, "sinew-bench: world creation failed\n");
         return 1;
     }
-    sinew_world_time_jobs(world, o->time_jobs != 0);
+    sinew_world_set_profiling(world, (sinew_profiling)o->profile);
     int links = 0, particles = 0;
     int measured = 0; // the rope's or cloth's own links, first in `ids` (tethers come after)
     sinew_distance_id *ids = NULL;
@@ -445,17 +445,19 @@ static int run(const options *o, int iteration)
         fprintf(stderr, "sinew-bench: saving or loading the world failed\n");
         return 1;
     }
-    // Where the steps' time went (sinew_world_profile), ms a step; with --time-jobs, the shares of
-    // the steps that ran on one thread and that the stepping thread waited for the other workers.
-    printf("\"profile\":{\"prepare\":%.4f,\"integrate\":%.4f,\"collide\":%.4f,\"solve\":%.4f,\"finish\":%.4f,"
-           "\"end\":%.4f,\"jobs_per_step\":%.1f",
-           (double)prof.prepare / steps, (double)prof.integrate / steps, (double)prof.collide / steps,
-           (double)prof.solve / steps, (double)prof.finish / steps, (double)prof.end / steps, (double)prof.jobs / steps);
-    if (o->time_jobs && prof.step > 0.0f) {
-        printf(",\"one_thread_share\":%.4f,\"wait_share\":%.4f", 1.0 - (double)prof.parallel / prof.step,
-               (double)prof.wait / prof.step);
+    // With --profile, where the steps' time went (sinew_world_profile), ms a step; with jobs, the
+    // shares of the steps that ran on one thread and that the stepping thread waited for the others.
+    if (o->profile != SINEW_PROFILE_OFF) {
+        printf("\"profile\":{\"prepare\":%.4f,\"integrate\":%.4f,\"collide\":%.4f,\"solve\":%.4f,\"finish\":%.4f,"
+               "\"end\":%.4f,\"jobs_per_step\":%.1f",
+               (double)prof.prepare / steps, (double)prof.integrate / steps, (double)prof.collide / steps,
+               (double)prof.solve / steps, (double)prof.finish / steps, (double)prof.end / steps, (double)prof.jobs / steps);
+        if (o->profile == SINEW_PROFILE_JOBS && prof.step > 0.0f) {
+            printf(",\"one_thread_share\":%.4f,\"wait_share\":%.4f", 1.0 - (double)prof.parallel / prof.step,
+                   (double)prof.wait / prof.step);
+        }
+        printf("},");
     }
-    printf("},");
     printf("\"bytes_per_particle\":%.1f,", (double)sinew_world_byte_count(world) / particles);
     printf("\"snapshot_bytes_per_particle\":%.2f,\"save_ns_per_particle\":%.2f,\"load_ns_per_particle\":%.2f,",
            snap_bytes, save_ns, load_ns);
@@ -618,9 +620,6 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--user-order") == 0) {
             o.user_order = 1;
             continue;
-        } else if (strcmp(a, "--time-jobs") == 0) {
-            o.time_jobs = 1;
-            continue;
         } else if (v == NULL) {
             ok = 0;
         } else if (strcmp(a, "--scene") == 0) {
@@ -652,6 +651,9 @@ int main(int argc, char **argv)
             ok = bench_parse_int(v, 1, 1000, &o.repeat);
         } else if (strcmp(a, "--sample-every") == 0) {
             ok = bench_parse_int(v, 1, 1000000, &o.sample_every);
+        } else if (strcmp(a, "--profile") == 0) {
+            o.profile = strcmp(v, "stages") == 0 ? SINEW_PROFILE_STAGES : strcmp(v, "jobs") == 0 ? SINEW_PROFILE_JOBS : -1;
+            ok = o.profile >= 0;
         } else if (strcmp(a, "--threads") == 0) {
             ok = bench_parse_int(v, 1, SINEW_MAX_WORKERS, &o.threads);
         } else if (strcmp(a, "--method") == 0) {

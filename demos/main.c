@@ -107,14 +107,14 @@ static float moved_since_start(const app *a)
     return best;
 }
 
-// The app's worker count on every world of the scene, whose jobs are timed for the HUD's share of
-// the step on one thread.
+// The app's worker count on every world of the scene, which profiles its steps and their jobs for
+// the HUD (the stages' times and the share of the step on one thread).
 static bool apply_workers(app *a)
 {
     for (int k = 0; k < a->scene->world_count; ++k) {
         sinew_world *w = a->scene->worlds[k];
         if (!demo_check(sinew_world_set_workers(w, a->workers), w, "sinew_world_set_workers") ||
-            !demo_check(sinew_world_time_jobs(w, true), w, "sinew_world_time_jobs")) {
+            !demo_check(sinew_world_set_profiling(w, SINEW_PROFILE_JOBS), w, "sinew_world_set_profiling")) {
             return false;
         }
     }

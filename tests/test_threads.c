@@ -725,25 +725,29 @@ static void a_job_beside_one_thread_work_runs_every_item_once(void **state)
 
 // The step's profile: its six stages add up to the step; the jobs are counted at any worker count
 // (none with one worker) and, when timed, their wait lies within their time, which lies within the
-// step; timing them changes nothing of the state.
-static void the_profile_adds_up_and_timing_jobs_changes_nothing(void **state)
+// step; without profiling it stays zero; profiling changes nothing of the state.
+static void the_profile_adds_up_and_profiling_changes_nothing(void **state)
 {
     (void)state;
+    const sinew_profiling levels[3] = {SINEW_PROFILE_JOBS, SINEW_PROFILE_STAGES, SINEW_PROFILE_OFF};
     for (int setup = 0; setup < 3; ++setup) {
         const int workers = setup == 0 ? 1 : 2;
-        sinew_world *w[2] = {scene(SINEW_SOLVER_GAUSS_SEIDEL, workers), scene(SINEW_SOLVER_GAUSS_SEIDEL, workers)};
-        if (setup == 2) { // a task system of the user's, which runs the tasks inline
-            for (int k = 0; k < 2; ++k) {
+        sinew_world *w[3];
+        for (int k = 0; k < 3; ++k) {
+            w[k] = scene(SINEW_SOLVER_GAUSS_SEIDEL, workers);
+            if (setup == 2) { // a task system of the user's, which runs the tasks inline
                 w[k]->tasks.enqueue = run_inline;
                 w[k]->tasks.finish = finish_inline;
             }
+            assert_int_equal(sinew_world_set_profiling(w[k], levels[k]), SINEW_OK);
         }
-        assert_int_equal(sinew_world_time_jobs(w[0], true), SINEW_OK);
         for (int s = 0; s < 30; ++s) {
-            sinew_step_profile p[2];
-            for (int k = 0; k < 2; ++k) {
+            sinew_step_profile p[3];
+            for (int k = 0; k < 3; ++k) {
                 assert_int_equal(sinew_world_step(w[k], 1.0f / 60.0f), SINEW_OK);
                 p[k] = sinew_world_profile(w[k]);
+            }
+            for (int k = 0; k < 2; ++k) {
                 const float stages[6] = {p[k].prepare, p[k].integrate, p[k].collide, p[k].solve, p[k].finish, p[k].end};
                 double sum = 0.0;
                 for (int t = 0; t < 6; ++t) {
@@ -753,8 +757,9 @@ static void the_profile_adds_up_and_timing_jobs_changes_nothing(void **state)
                 assert_true(p[k].step > 0.0f && isfinite(p[k].step));
                 assert_true(fabs(sum - p[k].step) <= 1e-4 * p[k].step);
             }
-            assert_int_equal(p[0].jobs, p[1].jobs); // the same work, timed or not
+            assert_int_equal(p[0].jobs, p[1].jobs); // the same work, its jobs timed or not
             assert_true(p[1].parallel == 0.0f && p[1].wait == 0.0f);
+            assert_memory_equal(&p[2], &(sinew_step_profile){0}, sizeof p[2]); // not profiled
             if (workers == 1) {
                 assert_int_equal(p[0].jobs, 0);
                 assert_true(p[0].parallel == 0.0f && p[0].wait == 0.0f);
@@ -764,7 +769,8 @@ static void the_profile_adds_up_and_timing_jobs_changes_nothing(void **state)
                 assert_true(p[0].parallel <= p[0].step * (1.0f + 1e-5f));
             }
         }
-        assert_true(hash_positions(w[0]) == hash_positions(w[1]));
+        assert_true(hash_positions(w[0]) == hash_positions(w[2]));
+        assert_true(hash_positions(w[1]) == hash_positions(w[2]));
         // Each stage's time is its own: at 60 iterations a sub-step, the iterations take most of a
         // step (in the best of five, in case the thread was held up in another stage).
         set_steps(w[0], 2, 60);
@@ -775,10 +781,17 @@ static void the_profile_adds_up_and_timing_jobs_changes_nothing(void **state)
             best = fmaxf(best, p.solve / p.step);
         }
         assert_true(best > 0.5f);
-        sinew_world_destroy(w[0]);
-        sinew_world_destroy(w[1]);
+        // An unknown level is refused and changes nothing: the world still times its jobs.
+        assert_int_equal(sinew_world_set_profiling(w[0], (sinew_profiling)3), SINEW_ERR_OUT_OF_RANGE);
+        assert_int_equal(sinew_world_set_profiling(w[0], (sinew_profiling)-1), SINEW_ERR_OUT_OF_RANGE);
+        assert_int_equal(sinew_world_step(w[0], 1.0f / 60.0f), SINEW_OK);
+        assert_true(sinew_world_profile(w[0]).step > 0.0f);
+        assert_true(w[0]->tasks.time_jobs);
+        for (int k = 0; k < 3; ++k) {
+            sinew_world_destroy(w[k]);
+        }
     }
-    assert_int_equal(sinew_world_time_jobs(NULL, true), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_world_set_profiling(NULL, SINEW_PROFILE_STAGES), SINEW_ERR_NULL_ARGUMENT);
 }
 
 static void bad_thread_settings_are_refused(void **state)
@@ -895,7 +908,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_job_beside_one_thread_work_runs_every_item_once),
         cmocka_unit_test(bands_whose_arrays_cannot_grow_go_on_on_one_thread),
         cmocka_unit_test(bad_thread_settings_are_refused),
-        cmocka_unit_test(the_profile_adds_up_and_timing_jobs_changes_nothing),
+        cmocka_unit_test(the_profile_adds_up_and_profiling_changes_nothing),
     };
     const int count = (int)(sizeof tests / sizeof tests[0]);
     int part = 1, parts = 1;

@@ -124,6 +124,9 @@ static void create_with_null_def_uses_the_defaults(void **state)
     sinew_particle_id p = make_particle(w, 0.0f, 0.0f, 1.0f);
     assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
     assert_true(position_of(w, p).y < 0.0f);
+    assert_true(sinew_world_profile(w).step == 0.0f); // not profiled by default
+    assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_STAGES), SINEW_OK);
+    assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
     assert_true(sinew_world_profile(w).step > 0.0f); // the step was timed
     // A step refused for bad input leaves the profile as it was.
     pr = sinew_world_profile(w);

@@ -126,6 +126,14 @@ static void jacobi_counts(sinew_world *world, float inv_h2)
     sinew__particles_invert_counts(world);
 }
 
+// A lap of the profile's stages (clock.h), when the step is timed.
+static inline void lap(bool timed, uint64_t *sum, uint64_t *last)
+{
+    if (timed) {
+        sinew__lap(sum, last);
+    }
+}
+
 static void iterate_gauss_seidel(sinew_world *world, float inv_h2, int iteration)
 {
     const sinew_gs_order order = world->solver.order;
@@ -204,6 +212,30 @@ static void iterate_jacobi(sinew_world *world, float inv_h2)
     sinew__distances_gather(world, omega, scattered);
 }
 
+// The profile of a step from its stages' ticks, laps[] (prepare, integrate, collide, solve, finish,
+// end), which took `wall` seconds, and the jobs' ticks: in milliseconds at the ticks' rate over
+// the step (the time-stamp counter's is not known otherwise).
+static void write_profile(sinew_world *world, const uint64_t laps[6], double wall)
+{
+    const uint64_t ticks = laps[0] + laps[1] + laps[2] + laps[3] + laps[4] + laps[5];
+    const double ms = ticks > 0u && wall > 0.0 ? 1e3 * wall / (double)ticks : 0.0;
+    sinew_step_profile *pr = &world->profile;
+    pr->step = (float)((double)ticks * ms);
+    pr->prepare = (float)((double)laps[0] * ms);
+    pr->integrate = (float)((double)laps[1] * ms);
+    pr->collide = (float)((double)laps[2] * ms);
+    pr->solve = (float)((double)laps[3] * ms);
+    pr->finish = (float)((double)laps[4] * ms);
+    pr->end = (float)((double)laps[5] * ms);
+    // The jobs lie within the step and their waits within them; the bounds hold even where the
+    // time-stamp counters of two cores the thread ran on disagree.
+    const uint64_t parallel = world->job_times.parallel < ticks ? world->job_times.parallel : ticks;
+    const uint64_t wait = world->job_times.wait < parallel ? world->job_times.wait : parallel;
+    pr->parallel = (float)((double)parallel * ms);
+    pr->wait = (float)((double)wait * ms);
+    pr->jobs = world->job_times.jobs;
+}
+
 sinew_status sinew_world_step(sinew_world *world, float dt)
 {
     if (world == NULL) {
@@ -215,10 +247,10 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     if (!(dt >= SINEW_MIN_DT && dt <= SINEW_MAX_DT)) {
         return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_step: dt must be in [1e-6, 10] seconds");
     }
-    // The profile's laps: each stage's ticks, measured on this thread (clock.h).
-    const double wall_start = sinew__seconds();
-    uint64_t last = sinew__ticks();
-    const uint64_t first = last;
+    // The profile's laps: each stage's ticks, measured on this thread (clock.h), when it profiles.
+    const bool timed = world->profiling != SINEW_PROFILE_OFF;
+    const double wall_start = timed ? sinew__seconds() : 0.0;
+    uint64_t last = timed ? sinew__ticks() : 0u;
     uint64_t prepare = 0u, integrate = 0u, collide = 0u, solve = 0u, finish = 0u, end = 0u;
     world->job_times = (sinew__job_times){0u, 0u, 0};
     sinew__tasks_stepping(&world->tasks, true);
@@ -268,7 +300,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     // overlap (see overlap.c).
     const float bound = world->deep_watch ? world->contact_speed * h : INFINITY;
     int covered = -1; // the last sub-step the contacts found cover
-    sinew__lap(&prepare, &last);
+    lap(timed, &prepare, &last);
     for (int s = 0; s < solver.substeps; ++s) {
         reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
         world->h_prev = h;
@@ -278,7 +310,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 sinew__kinds[t]->begin_substep(world);
             }
         }
-        sinew__lap(&integrate, &last);
+        lap(timed, &integrate, &last);
         if (s > covered) {
             // Contacts found at the first sub-step cover the rest of the step when everything
             // moves slowly against its neighbours: the search is most of a pile's cost. A particle
@@ -291,7 +323,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             sinew__contacts_promote(world);
             sinew__collider_contacts_refresh(world);
         }
-        sinew__lap(&collide, &last);
+        lap(timed, &collide, &last);
         if (recording) {
             record(world, s, 0);
         }
@@ -307,7 +339,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             }
         }
         sinew__particles_end_xy(world);
-        sinew__lap(&solve, &last);
+        lap(timed, &solve, &last);
         const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
         // The items no contact touches skip their records, and take the bound the copy back of
         // the records would have applied (it runs when there are particle contacts).
@@ -316,7 +348,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         if (contacts) {
             reset += respond_to_contacts(world, jacobi, bound);
         }
-        sinew__lap(&finish, &last);
+        lap(timed, &finish, &last);
     }
 
     // Forces apply to one step only.
@@ -355,26 +387,13 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     st->max_error = samples[SINEW_KIND_COUNT].max_error;
     st->rms_error = samples[SINEW_KIND_COUNT].rms_error;
     sinew__tasks_stepping(&world->tasks, false);
-    sinew__lap(&end, &last);
-    // The ticks' rate over this step, from the wall clock (the time-stamp counter's rate is not
-    // known otherwise).
-    const double wall = sinew__seconds() - wall_start;
-    const double ms = last > first && wall > 0.0 ? 1e3 * wall / (double)(last - first) : 0.0;
-    sinew_step_profile *pr = &world->profile;
-    pr->step = (float)((double)(last - first) * ms);
-    pr->prepare = (float)((double)prepare * ms);
-    pr->integrate = (float)((double)integrate * ms);
-    pr->collide = (float)((double)collide * ms);
-    pr->solve = (float)((double)solve * ms);
-    pr->finish = (float)((double)finish * ms);
-    pr->end = (float)((double)end * ms);
-    // (The jobs lie within the step and their waits within them; the bounds hold even where the
-    // time-stamp counters of two cores the thread ran on disagree.)
-    const uint64_t parallel = world->job_times.parallel < last - first ? world->job_times.parallel : last - first;
-    const uint64_t wait = world->job_times.wait < parallel ? world->job_times.wait : parallel;
-    pr->parallel = (float)((double)parallel * ms);
-    pr->wait = (float)((double)wait * ms);
-    pr->jobs = world->job_times.jobs;
+    lap(timed, &end, &last);
+    if (timed) {
+        const uint64_t laps[6] = {prepare, integrate, collide, solve, finish, end};
+        write_profile(world, laps, sinew__seconds() - wall_start);
+    } else {
+        world->profile = (sinew_step_profile){0};
+    }
     return SINEW_OK;
 }
 
@@ -390,12 +409,16 @@ sinew_step_profile sinew_world_profile(const sinew_world *world)
     return world != NULL ? world->profile : zero;
 }
 
-sinew_status sinew_world_time_jobs(sinew_world *world, bool enabled)
+sinew_status sinew_world_set_profiling(sinew_world *world, sinew_profiling level)
 {
     if (world == NULL) {
         return SINEW_ERR_NULL_ARGUMENT;
     }
-    world->tasks.time_jobs = enabled;
+    if ((unsigned)level > (unsigned)SINEW_PROFILE_JOBS) {
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "sinew_world_set_profiling: unknown level");
+    }
+    world->profiling = level;
+    world->tasks.time_jobs = level == SINEW_PROFILE_JOBS;
     return SINEW_OK;
 }
 

@@ -22,7 +22,7 @@ typedef struct sinew__tasks {
     sinew__pool *pool;              // the built-in pool: workers - 1 threads, when there is no user system
     int grain;                      // divides every stage's smallest range and item: 1, the engine's; tests raise it
     sinew__job_times *times;        // the world's, added to by the thread that steps it
-    bool time_jobs;                 // read the clock around every job (sinew_world_time_jobs)
+    bool time_jobs;                 // read the clock around every job (SINEW_PROFILE_JOBS)
 } sinew__tasks;
 
 // A stage's smallest range of items, `engine_min` divided by the grain (at least 1).

@@ -48,6 +48,7 @@ struct sinew_world {
 
     sinew_step_stats stats;
     sinew_step_profile profile;
+    sinew_profiling profiling;  // what the step times (sinew_world_set_profiling)
     sinew__job_times job_times; // this step's, for the profile
 
     bool record;

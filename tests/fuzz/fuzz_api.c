@@ -1958,11 +1958,12 @@ static bool make_world(state *s, reader *r)
     // With two workers, the stages hand out items 64 times smaller than the engine's (as the
     // threaded tests do), so that an input's small worlds reach the threaded paths too (Jacobi's
     // contact parts, the search's bands, the particle passes): the same state at any item size.
-    // Its jobs are timed too (sinew_world_profile), reading no byte either.
     if ((flags & 128u) != 0u) {
         world->tasks.grain = 64;
-        sinew_world_time_jobs(world, true);
     }
+    // Every world profiles its steps (sinew_world_profile), with two workers their jobs too, reading
+    // no byte either.
+    sinew_world_set_profiling(world, (flags & 128u) != 0u ? SINEW_PROFILE_JOBS : SINEW_PROFILE_STAGES);
     s->world = world;
     return true;
 }

@@ -17,7 +17,8 @@
 //   5. Tune: sinew_world_set_solver switches Gauss-Seidel / Jacobi, iterations, sub-steps,
 //      omega and order between steps; sinew_world_stats reports the constraint error per kind,
 //      sinew_world_iteration_errors the error after every iteration when recording is on,
-//      sinew_world_profile the milliseconds each stage of the last step took.
+//      sinew_world_profile the milliseconds each stage of the last step took (when the world
+//      profiles: sinew_world_set_profiling).
 //   6. sinew_world_destroy(world).
 //
 // Inverse kinematics needs no world: ik.h solves 2D chains, ik3.h 3D chains of quaternion-rotated

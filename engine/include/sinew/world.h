@@ -235,8 +235,16 @@ typedef struct sinew_step_stats {
 /// Statistics of the last step (all zero before the first step). NULL world gives zeros.
 SINEW_API sinew_step_stats sinew_world_stats(const sinew_world *world);
 
+/// What sinew_world_set_profiling times in every step.
+typedef enum sinew_profiling {
+    SINEW_PROFILE_OFF = 0,    ///< nothing (the default): the profile stays zero
+    SINEW_PROFILE_STAGES = 1, ///< the stages: a clock read five times a sub-step
+    SINEW_PROFILE_JOBS = 2,   ///< the stages and, with several workers, every job spread over them
+} sinew_profiling;
+
 /// Where the last step's time went: milliseconds of wall-clock time on the thread that called
 /// sinew_world_step, by stage. The six stages add up to `step`, each summed over the sub-steps.
+/// All zero unless the world profiles (sinew_world_set_profiling).
 typedef struct sinew_step_profile {
     float step;      ///< the whole step
     float prepare;   ///< before the sub-steps: ordering constraints that changed (colours, blocks, runs)
@@ -245,23 +253,23 @@ typedef struct sinew_step_profile {
     float solve;     ///< the iterations: every kind's projections (or Jacobi's passes)
     float finish;    ///< velocities, then the contacts' friction and velocity clamp
     float end;       ///< tearing, contact events and the error statistics of sinew_world_stats
-    /// After sinew_world_time_jobs(world, true), with more than one worker (else 0): `parallel` is
-    /// the time of the jobs spread over the workers, from handing one out to its last item's end
-    /// (with any one-thread work run beside it), so step - parallel ran on one thread; `wait`,
-    /// within it, the calling thread's time waiting for the other workers to finish a job (with
-    /// your own task system: in its finish callback).
+    /// At SINEW_PROFILE_JOBS with more than one worker (else 0): `parallel` is the time of the jobs
+    /// spread over the workers, from handing one out to its last item's end (with any one-thread
+    /// work run beside it), so step - parallel ran on one thread; `wait`, within it, the calling
+    /// thread's time waiting for the other workers to finish a job (with your own task system: in
+    /// its finish callback).
     float parallel, wait;
     int jobs;        ///< jobs handed to the workers (or to your task system)
 } sinew_step_profile;
 
-/// The profile of the last step (all zero before the first step, and in a world loaded or cloned
-/// before its first step). NULL world gives zeros.
+/// The profile of the last step (all zero before the first step, without profiling, and in a world
+/// loaded or cloned before its first step). NULL world gives zeros.
 SINEW_API sinew_step_profile sinew_world_profile(const sinew_world *world);
 
-/// Times every job spread over the workers for the profile's `parallel` and `wait` (off by
-/// default: reading the clock around every job costs about 1% of a busy two-worker step, see
-/// docs/threads.md). Errors: NULL_ARGUMENT.
-SINEW_API sinew_status sinew_world_time_jobs(sinew_world *world, bool enabled);
+/// Sets what every step times for sinew_world_profile (off by default: the clock reads cost 1 to 2%
+/// of a step with many short sub-steps, and timing every job about 1% of a busy two-worker step;
+/// docs/threads.md). Errors: NULL_ARGUMENT, OUT_OF_RANGE (an unknown level).
+SINEW_API sinew_status sinew_world_set_profiling(sinew_world *world, sinew_profiling level);
 
 /// One entry of the iteration history: the error of one kind (or all) after an iteration.
 typedef struct sinew_error_sample {
