@@ -212,21 +212,27 @@ static void iterate_jacobi(sinew_world *world, float inv_h2)
     sinew__distances_gather(world, omega, scattered);
 }
 
-// The profile of a step from its stages' ticks, laps[] (prepare, integrate, collide, solve, finish,
-// end), which took `wall` seconds, and the jobs' ticks: in milliseconds at the ticks' rate over
-// the step (the time-stamp counter's is not known otherwise).
-static void write_profile(sinew_world *world, const uint64_t laps[6], double wall)
+// The profile's stages, in the order of sinew_step_profile's fields.
+enum { STAGE_PREPARE, STAGE_INTEGRATE, STAGE_COLLIDE, STAGE_SOLVE, STAGE_FINISH, STAGE_END, STAGES };
+
+// The profile of a step from its stages' ticks, laps[], which took `wall` seconds, and the jobs'
+// ticks: in milliseconds at the ticks' rate over the step (the time-stamp counter's is not known
+// otherwise).
+static void write_profile(sinew_world *world, const uint64_t laps[STAGES], double wall)
 {
-    const uint64_t ticks = laps[0] + laps[1] + laps[2] + laps[3] + laps[4] + laps[5];
+    uint64_t ticks = 0u;
+    for (int k = 0; k < STAGES; ++k) {
+        ticks += laps[k];
+    }
     const double ms = ticks > 0u && wall > 0.0 ? 1e3 * wall / (double)ticks : 0.0;
     sinew_step_profile *pr = &world->profile;
     pr->step = (float)((double)ticks * ms);
-    pr->prepare = (float)((double)laps[0] * ms);
-    pr->integrate = (float)((double)laps[1] * ms);
-    pr->collide = (float)((double)laps[2] * ms);
-    pr->solve = (float)((double)laps[3] * ms);
-    pr->finish = (float)((double)laps[4] * ms);
-    pr->end = (float)((double)laps[5] * ms);
+    pr->prepare = (float)((double)laps[STAGE_PREPARE] * ms);
+    pr->integrate = (float)((double)laps[STAGE_INTEGRATE] * ms);
+    pr->collide = (float)((double)laps[STAGE_COLLIDE] * ms);
+    pr->solve = (float)((double)laps[STAGE_SOLVE] * ms);
+    pr->finish = (float)((double)laps[STAGE_FINISH] * ms);
+    pr->end = (float)((double)laps[STAGE_END] * ms);
     // The jobs lie within the step and their waits within them; the bounds hold even where the
     // time-stamp counters of two cores the thread ran on disagree.
     const uint64_t parallel = world->job_times.parallel < ticks ? world->job_times.parallel : ticks;
@@ -251,7 +257,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     const bool timed = world->profiling != SINEW_PROFILE_OFF;
     const double wall_start = timed ? sinew__seconds() : 0.0;
     uint64_t last = timed ? sinew__ticks() : 0u;
-    uint64_t prepare = 0u, integrate = 0u, collide = 0u, solve = 0u, finish = 0u, end = 0u;
+    uint64_t laps[STAGES] = {0u};
     world->job_times = (sinew__job_times){0u, 0u, 0};
     sinew__tasks_stepping(&world->tasks, true);
     const sinew_solver_def solver = world->solver;
@@ -300,7 +306,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     // overlap (see overlap.c).
     const float bound = world->deep_watch ? world->contact_speed * h : INFINITY;
     int covered = -1; // the last sub-step the contacts found cover
-    lap(timed, &prepare, &last);
+    lap(timed, &laps[STAGE_PREPARE], &last);
     for (int s = 0; s < solver.substeps; ++s) {
         reset += sinew__particles_integrate(world, h, damp * (h / world->h_prev));
         world->h_prev = h;
@@ -310,7 +316,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
                 sinew__kinds[t]->begin_substep(world);
             }
         }
-        lap(timed, &integrate, &last);
+        lap(timed, &laps[STAGE_INTEGRATE], &last);
         if (s > covered) {
             // Contacts found at the first sub-step cover the rest of the step when everything
             // moves slowly against its neighbours: the search is most of a pile's cost. A particle
@@ -323,7 +329,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             sinew__contacts_promote(world);
             sinew__collider_contacts_refresh(world);
         }
-        lap(timed, &collide, &last);
+        lap(timed, &laps[STAGE_COLLIDE], &last);
         if (recording) {
             record(world, s, 0);
         }
@@ -339,7 +345,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
             }
         }
         sinew__particles_end_xy(world);
-        lap(timed, &solve, &last);
+        lap(timed, &laps[STAGE_SOLVE], &last);
         const bool contacts = world->contacts.l.count > 0 || world->collider_contacts.count > 0;
         // The items no contact touches skip their records, and take the bound the copy back of
         // the records would have applied (it runs when there are particle contacts).
@@ -348,7 +354,7 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
         if (contacts) {
             reset += respond_to_contacts(world, jacobi, bound);
         }
-        lap(timed, &finish, &last);
+        lap(timed, &laps[STAGE_FINISH], &last);
     }
 
     // Forces apply to one step only.
@@ -387,9 +393,8 @@ sinew_status sinew_world_step(sinew_world *world, float dt)
     st->max_error = samples[SINEW_KIND_COUNT].max_error;
     st->rms_error = samples[SINEW_KIND_COUNT].rms_error;
     sinew__tasks_stepping(&world->tasks, false);
-    lap(timed, &end, &last);
+    lap(timed, &laps[STAGE_END], &last);
     if (timed) {
-        const uint64_t laps[6] = {prepare, integrate, collide, solve, finish, end};
         write_profile(world, laps, sinew__seconds() - wall_start);
     } else {
         world->profile = (sinew_step_profile){0};
