@@ -819,12 +819,13 @@ static void bad_thread_settings_are_refused(void **state)
     sinew_world_destroy(w);
 }
 
-// A snapshot taken with 3 workers loads with 1 and with 2, and a clone keeps the count: the same
-// future everywhere.
+// A snapshot taken with 3 workers loads with 1 and with 2, and a clone keeps the count (and the
+// profiling level, where a load starts unprofiled): the same future everywhere.
 static void loads_and_clones_keep_the_state_at_any_count(void **state)
 {
     (void)state;
     sinew_world *w = scene(SINEW_SOLVER_GAUSS_SEIDEL, 3);
+    assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_JOBS), SINEW_OK);
     step_world(w, 30);
     const size_t n = sinew_world_save_size(w);
     void *buf = malloc(n);
@@ -847,6 +848,10 @@ static void loads_and_clones_keep_the_state_at_any_count(void **state)
         assert_int_equal(sinew_world_step(copy, 1.0f / 60.0f), SINEW_OK);
         assert_int_equal(sinew_world_step(loaded, 1.0f / 60.0f), SINEW_OK);
     }
+    assert_true(copy->profiling == SINEW_PROFILE_JOBS && copy->tasks.time_jobs);
+    assert_true(sinew_world_profile(copy).step > 0.0f);
+    assert_true(loaded->profiling == SINEW_PROFILE_OFF && !loaded->tasks.time_jobs);
+    assert_true(sinew_world_profile(loaded).step == 0.0f);
     assert_true(hash_positions(w) == hash_positions(copy));
     assert_true(hash_positions(w) == hash_positions(loaded));
     free(buf);

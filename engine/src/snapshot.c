@@ -688,5 +688,8 @@ sinew_status sinew_world_clone(const sinew_world *world, sinew_world **out)
     sinew__reader r = {w.data, w.size, 0u, SINEW_OK, NULL};
     const sinew_status s = load_all(&r, &def, out);
     sinew__free(mutable_world, w.data, w.capacity);
-    return s == SINEW_OK ? SINEW_OK : sinew__fail(world, s, "sinew_world_clone: loading the copy failed");
+    if (s != SINEW_OK) {
+        return sinew__fail(world, s, "sinew_world_clone: loading the copy failed");
+    }
+    return sinew_world_set_profiling(*out, world->profiling); // (a level the world holds: accepted)
 }

@@ -34,8 +34,8 @@ SINEW_API sinew_status sinew_world_load(const void *buffer, size_t size, const s
 /// destroys it); `*reason` (may be NULL) gets a sentence: "" when it would.
 SINEW_API sinew_status sinew_snapshot_check(const void *buffer, size_t size, const char **reason);
 
-/// A new world equal to `world` to the bit, with its allocator, user data and threads. Errors:
-/// NULL_ARGUMENT, OUT_OF_MEMORY.
+/// A new world equal to `world` to the bit, with its allocator, user data, threads and profiling
+/// level. Errors: NULL_ARGUMENT, OUT_OF_MEMORY.
 SINEW_API sinew_status sinew_world_clone(const sinew_world *world, sinew_world **out);
 
 #ifdef __cplusplus
