@@ -345,6 +345,66 @@ static void tile_spans(sinew_world *world, int t0, int t1, const int *offset)
     }
 }
 
+// The ends of contacts are colliding particles: when the grid found them all of one movable shape,
+// no weight need be read.
+static bool all_ends_movable(const sinew_world *world)
+{
+    return world->grid.shape.one_shape && world->grid.shape.w > 0.0f;
+}
+
+// The greedy step of the colour sort: the lowest colour that no earlier contact of particles i and
+// j has (immovable ends take none), which the contact then takes.
+SINEW_FORCE_INLINE int take_colour(uint32_t *restrict colors, const float *restrict w, bool all_movable, int i, int j)
+{
+    const bool movable_i = all_movable || w[i] > 0.0f, movable_j = all_movable || w[j] > 0.0f;
+    const int c = lowest_clear_bit((movable_i ? colors[i] : 0u) | (movable_j ? colors[j] : 0u));
+    const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
+    colors[i] |= movable_i ? bit : 0u;
+    colors[j] |= movable_j ? bit : 0u;
+    return c;
+}
+
+// Before the tiles of a colour sort: no block marked independent, no span.
+static void begin_colour_sort(sinew__contacts *k)
+{
+    const int blocks = (k->l.count + SINEW__LANES - 1) / SINEW__LANES;
+    if (blocks > 0) {
+        memset(k->l.block_free, 0, (size_t)blocks);
+    }
+    k->l.span_count = 0;
+}
+
+// A tile [t0, t1) whose contacts lie in l.c by colour (colour c at [offset[c], offset[c + 1])):
+// marks its blocks that lie inside one colour (independent; paired when the next one is in it
+// too) and, with `spans`, appends its spans (tile_spans). Returns whether the spans may still come
+// from the colours: not past a tile with contacts past the last colour (a crowd: they are scanned).
+static bool finish_tile(sinew_world *world, int t0, int t1, const int *offset, bool spans)
+{
+    sinew__contacts *k = &world->contacts;
+    for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
+        for (int b = (offset[c] + SINEW__LANES - 1) / SINEW__LANES; (b + 1) * SINEW__LANES <= offset[c + 1]; ++b) {
+            const bool next_too = (b + 2) * SINEW__LANES <= offset[c + 1]; // (the next block is in the colour)
+            k->l.block_free[b] = next_too ? SINEW__BLOCK_FREE_PAIRED : SINEW__BLOCK_FREE;
+        }
+    }
+    spans = spans && offset[SINEW__OVERFLOW_COLOR + 1] == offset[SINEW__OVERFLOW_COLOR];
+    if (spans) {
+        tile_spans(world, t0, t1, offset);
+    }
+    return spans;
+}
+
+// After the tiles: the spans closed, or left to refresh_spans' scan.
+static void end_colour_sort(sinew__contacts *k, bool spans)
+{
+    if (spans) {
+        sinew__links_end_spans(&k->l, k->l.span_stamp + 1u); // (a later promotion marks its span anew)
+        k->colour_spans += 1;
+    } else {
+        k->l.spans_valid = false; // (refresh_spans scans for them)
+    }
+}
+
 // Gauss-Seidel's order, tile by tile: the found contacts are cut, in the order they were found
 // (the grid's, so a tile is a region of space), into tiles of SINEW__TILE_CONTACTS; each contact,
 // in order, takes the lowest colour that no earlier contact of its two particles has (immovable
@@ -379,27 +439,16 @@ static void color_and_sort(sinew_world *world, bool spans)
     sinew__distance *restrict found = k->found;
     uint32_t *restrict colors = p->colors;
     const float *restrict w = p->w;
-    // The ends of contacts are colliding particles: when the grid found them all of one movable
-    // shape, no weight need be read.
-    const bool all_movable = world->grid.shape.one_shape && world->grid.shape.w > 0.0f;
+    const bool all_movable = all_ends_movable(world);
     memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
-    const int blocks = (count + SINEW__LANES - 1) / SINEW__LANES;
-    if (blocks > 0) {
-        memset(k->l.block_free, 0, (size_t)blocks);
-    }
-    k->l.span_count = 0;
+    begin_colour_sort(k);
     for (int t0 = 0; t0 < count; t0 += SINEW__TILE_CONTACTS) {
         const int t1 = count - t0 < SINEW__TILE_CONTACTS ? count : t0 + SINEW__TILE_CONTACTS;
         // Counted in four interleaved tallies, so that contacts in a row of one colour do not wait
         // for each other's increments.
         int tally[4][SINEW__OVERFLOW_COLOR + 2] = {{0}};
         for (int m = t0; m < t1; ++m) {
-            const int i = found[m].i, j = found[m].j;
-            const bool movable_i = all_movable || w[i] > 0.0f, movable_j = all_movable || w[j] > 0.0f;
-            const int c = lowest_clear_bit((movable_i ? colors[i] : 0u) | (movable_j ? colors[j] : 0u));
-            const uint32_t bit = c < SINEW__OVERFLOW_COLOR ? 1u << c : 0u;
-            colors[i] |= movable_i ? bit : 0u;
-            colors[j] |= movable_j ? bit : 0u;
+            const int c = take_colour(colors, w, all_movable, found[m].i, found[m].j);
             found[m].hi = (float)c;
             tally[m & 3][c + 1] += 1;
         }
@@ -419,23 +468,9 @@ static void color_and_sort(sinew_world *world, bool spans)
             c.hi = INFINITY;
             k->l.c[to] = c;
         }
-        for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
-            for (int b = (offset[c] + SINEW__LANES - 1) / SINEW__LANES; (b + 1) * SINEW__LANES <= offset[c + 1]; ++b) {
-                const bool next_too = (b + 2) * SINEW__LANES <= offset[c + 1]; // (the next block is in the colour)
-                k->l.block_free[b] = next_too ? SINEW__BLOCK_FREE_PAIRED : SINEW__BLOCK_FREE;
-            }
-        }
-        spans = spans && offset[SINEW__OVERFLOW_COLOR + 1] == offset[SINEW__OVERFLOW_COLOR]; // (a crowd: scanned)
-        if (spans) {
-            tile_spans(world, t0, t1, offset);
-        }
+        spans = finish_tile(world, t0, t1, offset, spans);
     }
-    if (spans) {
-        sinew__links_end_spans(&k->l, k->l.span_stamp + 1u); // (a later promotion marks its span anew)
-        k->colour_spans += 1;
-    } else {
-        k->l.spans_valid = false; // (refresh_spans scans for them)
-    }
+    end_colour_sort(k, spans);
 }
 
 // A place in the scan of the cells: cell c (row-major) from place q of `sorted` on.

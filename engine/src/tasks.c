@@ -52,13 +52,6 @@ struct sinew__pool {
     atomic_bool stop;
 };
 
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 // A range's chunks: each takes half of what is left while more than twice `least` is left, the
 // last takes the rest, so the chunks taken last (by the owner or by a worker that helps) are the
 // small ones and the workers end a job close together. Chunk k of the range of n items from
@@ -112,7 +105,7 @@ static unsigned wait_for_change(sinew__pool *p, unsigned seen)
         if (g != seen || atomic_load(&p->stop)) {
             return g;
         }
-        relax();
+        sinew__relax();
         if (spins >= SPIN_ROUNDS && spins % YIELD_ROUNDS == 0) {
             sched_yield(); // (more threads than cores: let the stepping thread run)
         }
@@ -239,11 +232,11 @@ static uint64_t pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_r
     run_chunks(p, 0);
     const uint64_t done = timed ? sinew__ticks() : 0u;
     while (atomic_load(&p->pending) > 0) {
-        relax();
+        sinew__relax();
     }
     atomic_fetch_add(&p->generation, 1u); // closed
     while (atomic_load(&p->busy) > 0) {
-        relax();
+        sinew__relax();
     }
     return done;
 }

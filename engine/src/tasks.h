@@ -6,6 +6,15 @@
 
 typedef struct sinew__pool sinew__pool;
 
+// A spin-wait's pause between two looks at what another thread writes (x86: the pause
+// instruction, which spares the core's sibling and a virtual machine's host).
+static inline void sinew__relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 // What the jobs spread over the workers cost the calling thread in a step, in ticks (clock.h), for
 // sinew_world_profile: from handing a job out to its end, and of that the wait for the other
 // workers (with a user's task system: the time in its finish callback).
