@@ -1992,7 +1992,7 @@ static void the_contacts_of_a_large_pile_go_in_independent_blocks(void **state)
         const sinew__links *l = &w->contacts.l;
         most_contacts = l->count > most_contacts ? l->count : most_contacts;
         for (int b = 0; b < l->count / SINEW__LANES; ++b) {
-            if (!l->block_free[b]) {
+            if (!sinew__block_together(l->block_free[b])) {
                 continue;
             }
             free_blocks += 1;

@@ -359,7 +359,7 @@ static void blocked_sweeps_equal_sequential_sweeps(void **state)
             int free_blocks = 0, runs = 0;
             sinew__links *d = &w[1]->distances.l;
             for (int b = 0; b * 8 < d->count; ++b) {
-                free_blocks += d->block_free[b] != SINEW__BLOCK_SHARED;
+                free_blocks += sinew__block_together(d->block_free[b]);
                 runs += d->block_free[b] == SINEW__BLOCK_RUN || d->block_free[b] == SINEW__BLOCK_PAIRS;
                 d->block_free[b] = SINEW__BLOCK_SHARED; // world 1 takes the one-at-a-time path everywhere
             }
@@ -574,13 +574,13 @@ static void links_made_in_any_order_are_regrouped_into_independent_blocks(void *
     const sinew__links *l = &w->distances.l;
     int free_before = 0;
     for (int b = 0; b < N / SINEW__LANES; ++b) {
-        free_before += l->block_free[b] != SINEW__BLOCK_SHARED;
+        free_before += sinew__block_together(l->block_free[b]);
     }
     assert_int_equal(free_before, 0); // each block of the sequence shares particles
     assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
     int free_after = 0;
     for (int b = 0; b < N / SINEW__LANES; ++b) {
-        free_after += l->block_free[b] != SINEW__BLOCK_SHARED;
+        free_after += sinew__block_together(l->block_free[b]);
     }
     print_message("    %d links in sequence: %d of %d full blocks independent before, %d after\n", N, free_before,
                   N / SINEW__LANES, free_after);

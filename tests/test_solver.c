@@ -459,7 +459,7 @@ static uint64_t cloth_hash(float stiffness, bool portable, int *free_blocks, sin
     *stats = sinew_world_stats(w);
     *free_blocks = 0;
     for (int b = 0; b < (w->distances.l.count + SINEW__LANES - 1) / SINEW__LANES; ++b) {
-        *free_blocks += w->distances.l.block_free[b];
+        *free_blocks += sinew__block_together(w->distances.l.block_free[b]);
     }
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);

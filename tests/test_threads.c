@@ -398,6 +398,34 @@ static void bands_that_split_their_contacts_give_the_same_state(void **state)
     }
 }
 
+// A pile with immovable balls among its movable ones (every seventh), whose contacts fill two
+// tiles of the colour sort (three neighbours touch each ball from the start), at one sub-step: an
+// immovable ball is in blocks that two workers solve at once, and no kernel writes it (the
+// threaded tests run under ThreadSanitizer). The same state as one thread's.
+static uint64_t pinned_balls_run(int workers)
+{
+    sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1);
+    set_steps(w, 1, 2);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 30000;
+    pd.spacing = 0.98f;
+    pd.row_offset = 0.49f;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    for (int k = 0; k < pd.count; k += 7) {
+        assert_int_equal(sinew_particle_set_weight(w, sinew_particle_id_at(w, k), 0.0f), SINEW_OK);
+    }
+    step_world(w, 8);
+    const uint64_t h = hash_positions(w);
+    sinew_world_destroy(w);
+    return h;
+}
+
+static void immovable_balls_shared_by_blocks_give_the_same_state(void **state)
+{
+    (void)state;
+    assert_true(pinned_balls_run(2) == pinned_balls_run(1));
+}
+
 // When the arrays cannot grow for the bands' counted contacts, the search goes on on one thread
 // as it did before the growth at once (dropping, and counting, the contacts it has no room for):
 // every step goes on, every position stays finite, and nothing leaks.
@@ -904,6 +932,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(clumped_piles_give_the_same_state_at_any_count),
         cmocka_unit_test(links_made_both_ways_give_the_same_state_at_any_count),
         cmocka_unit_test(bands_that_split_their_contacts_give_the_same_state),
+        cmocka_unit_test(immovable_balls_shared_by_blocks_give_the_same_state),
         cmocka_unit_test(short_spans_are_swept_in_one_pass),
         cmocka_unit_test(loads_and_clones_keep_the_state_at_any_count),
         cmocka_unit_test(held_parts_are_added_in_contact_order),

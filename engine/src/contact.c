@@ -381,10 +381,19 @@ static void begin_colour_sort(sinew__contacts *k)
 static bool finish_tile(sinew_world *world, int t0, int t1, const int *offset, bool spans)
 {
     sinew__contacts *k = &world->contacts;
+    uint8_t *restrict block_free = k->l.block_free;
+    if (!all_ends_movable(world)) { // (the blocks with an immovable end: see SINEW__BLOCK_FIXED)
+        for (int first = t0; first < t1; first += SINEW__LANES) {
+            const int count = t1 - first < SINEW__LANES ? t1 - first : SINEW__LANES;
+            block_free[first / SINEW__LANES] =
+                sinew__links_any_fixed(&k->l.c[first], count, world->particles.w) ? SINEW__BLOCK_FIXED : 0u;
+        }
+    }
     for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
         for (int b = (offset[c] + SINEW__LANES - 1) / SINEW__LANES; (b + 1) * SINEW__LANES <= offset[c + 1]; ++b) {
-            const bool next_too = (b + 2) * SINEW__LANES <= offset[c + 1]; // (the next block is in the colour)
-            k->l.block_free[b] = next_too ? SINEW__BLOCK_FREE_PAIRED : SINEW__BLOCK_FREE;
+            // (paired when the next block is in the colour, and not fixed)
+            const bool next_too = (b + 2) * SINEW__LANES <= offset[c + 1] && block_free[b + 1] == 0u;
+            block_free[b] |= next_too ? SINEW__BLOCK_FREE_PAIRED : SINEW__BLOCK_FREE;
         }
     }
     spans = spans && offset[SINEW__OVERFLOW_COLOR + 1] == offset[SINEW__OVERFLOW_COLOR];
@@ -1407,9 +1416,12 @@ void sinew__contacts_promote(sinew_world *world)
         k->pending_segs = runs;
         k->pending_count = waiting;
     }
-    // The promoted contacts go one by one: no block they are in is marked independent.
+    // The promoted contacts go one by one: no block they are in is marked independent (fixed
+    // when it has an immovable end: see SINEW__BLOCK_FIXED).
     for (int b = first / SINEW__LANES; b < (n + SINEW__LANES - 1) / SINEW__LANES; ++b) {
-        k->l.block_free[b] = 0u;
+        const int from = b * SINEW__LANES, count = n - from < SINEW__LANES ? n - from : SINEW__LANES;
+        const bool fixed = !all_ends_movable(world) && sinew__links_any_fixed(&k->l.c[from], count, world->particles.w);
+        k->l.block_free[b] = fixed ? SINEW__BLOCK_FIXED : 0u;
     }
     k->l.count = n;
     if (n > first) {
@@ -1583,7 +1595,8 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void response_avx2(cons
 
 // Gauss-Seidel's writes of a block whose contacts share no movable particle: each end's x, y, dx,
 // dy (the first four values of its record) change by its lane's (share f, share v); an immovable
-// end has a share of 0 and keeps its values.
+// end has a share of 0 and keeps its values (a block that holds one is fixed: it goes one contact
+// at a time, see respond_kernel).
 SINEW__AVX2 static inline __attribute__((always_inline)) void response_write_avx2(sinew__motion *restrict motion,
                                                                                  const response8 *r)
 {
@@ -1726,7 +1739,9 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
         // A block goes together when its contacts share no movable particle (Jacobi: always); a
         // block that does not, or the last partial one, goes one contact at a time.
         const int lanes = n - first < SINEW__LANES ? n - first : SINEW__LANES;
-        const bool together = lanes == SINEW__LANES && (jacobi || k->l.block_free[first / SINEW__LANES]);
+        const uint8_t kind = k->l.block_free[first / SINEW__LANES];
+        const bool together = lanes == SINEW__LANES && (jacobi || sinew__block_together(kind));
+        const bool fixed = !jacobi && (kind & SINEW__BLOCK_FIXED) != 0;
         const int groups = together ? 1 : lanes;
         for (int g = 0; g < groups; ++g) {
             const int from = together ? first : first + g, count = together ? SINEW__LANES : 1;
@@ -1763,15 +1778,19 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
                                  sinew__ends_held(held, lane, false));
                     add_response(p, j, sj * v.vx[l], sj * v.vy[l], sj * v.fx[l], sj * v.fy[l], e,
                                  sinew__ends_held(held, lane, true));
-                } else {
-                    motion[i].x -= si * v.fx[l];
-                    motion[i].y -= si * v.fy[l];
-                    motion[i].dx -= si * v.vx[l];
-                    motion[i].dy -= si * v.vy[l];
-                    motion[j].x += sj * v.fx[l];
-                    motion[j].y += sj * v.fy[l];
-                    motion[j].dx += sj * v.vx[l];
-                    motion[j].dy += sj * v.vy[l];
+                } else { // (in a fixed block an immovable end, share 0, is not written: SINEW__BLOCK_FIXED)
+                    if (!fixed || share_i[from + l] > 0.0f) {
+                        motion[i].x -= si * v.fx[l];
+                        motion[i].y -= si * v.fy[l];
+                        motion[i].dx -= si * v.vx[l];
+                        motion[i].dy -= si * v.vy[l];
+                    }
+                    if (!fixed || share_j[from + l] > 0.0f) {
+                        motion[j].x += sj * v.fx[l];
+                        motion[j].y += sj * v.fy[l];
+                        motion[j].dx += sj * v.vx[l];
+                        motion[j].dy += sj * v.vy[l];
+                    }
                 }
             }
         }

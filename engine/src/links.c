@@ -11,7 +11,8 @@
 #include "simd.h"
 
 // True when the SINEW__LANES links from `c` share no particle that can move. Immovable particles
-// (weight 0) are written by no one (their correction is w s dx = 0), so sharing them is harmless.
+// (weight 0) keep their values (their correction is w s dx = 0), so sharing them within a block is
+// harmless; a block that holds one is also marked SINEW__BLOCK_FIXED (see there).
 bool sinew__links_block_is_free(const sinew__distance *c, const float *w)
 {
     int32_t idx[2 * SINEW__LANES];
@@ -44,12 +45,24 @@ static uint8_t run_of(const sinew__distance *c)
     return one ? SINEW__BLOCK_RUN : (two ? SINEW__BLOCK_PAIRS : SINEW__BLOCK_FREE);
 }
 
+bool sinew__links_any_fixed(const sinew__distance *c, int count, const float *w)
+{
+    bool fixed = false;
+    for (int l = 0; l < count; ++l) {
+        fixed |= !(w[c[l].i] > 0.0f) | !(w[c[l].j] > 0.0f);
+    }
+    return fixed;
+}
+
 // Recomputes the flag of the block holding link k (a partial block is never free).
 void sinew__links_refresh_block(const sinew_world *world, sinew__links *d, int k)
 {
     int first = k - k % SINEW__LANES;
-    const bool free = first + SINEW__LANES <= d->count && sinew__links_block_is_free(&d->c[first], world->particles.w);
-    d->block_free[first / SINEW__LANES] = free ? run_of(&d->c[first]) : SINEW__BLOCK_SHARED;
+    const int count = d->count - first < SINEW__LANES ? d->count - first : SINEW__LANES;
+    const float *w = world->particles.w;
+    const bool free = count == SINEW__LANES && sinew__links_block_is_free(&d->c[first], w);
+    const uint8_t fixed = sinew__links_any_fixed(&d->c[first], count, w) ? SINEW__BLOCK_FIXED : 0u;
+    d->block_free[first / SINEW__LANES] = (uint8_t)((free ? run_of(&d->c[first]) : SINEW__BLOCK_SHARED) | fixed);
     d->spans_valid = false;
 }
 
@@ -93,6 +106,27 @@ SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sin
     y[si] += wi * s * dy;
     x[sj] -= wj * s * dx;
     y[sj] -= wj * s * dy;
+}
+
+// project_one for a link of a fixed block (see SINEW__BLOCK_FIXED): an immovable end is not
+// written (the same bits: it would keep its value).
+SINEW_FORCE_INLINE void project_one_movable(const sinew__distance *restrict c, const sinew__softness *restrict f,
+                                           float *restrict lambda, float *restrict x, float *restrict y,
+                                           const float *restrict w, float inv_h2, bool soft, int stride)
+{
+    const int i = c->i, j = c->j, si = stride * i, sj = stride * j;
+    float dx = x[sj] - x[si], dy = y[sj] - y[si];
+    const float d2 = sinew__apart(&dx, &dy);
+    float wi = w[i], wj = w[j];
+    float s = scale_of(c, f, lambda, d2, wi, wj, inv_h2, soft);
+    if (wi > 0.0f) {
+        x[si] += wi * s * dx;
+        y[si] += wi * s * dy;
+    }
+    if (wj > 0.0f) {
+        x[sj] -= wj * s * dx;
+        y[sj] -= wj * s * dy;
+    }
 }
 
 // A block: SINEW__LANES consecutive constraints, gathered first, then solved, then scattered.
@@ -348,6 +382,13 @@ SINEW_FORCE_INLINE void sweep_blocks_of(sinew_world *world, sinew__links *d, int
     if (backward) {
         for (int b = b1 - 1; b >= b0; --b) {
             const int first = b * SINEW__LANES;
+            if (block_free[b] & SINEW__BLOCK_FIXED) {
+                const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
+                for (int k = last; k >= first; --k) {
+                    project_one_movable(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
+                }
+                continue;
+            }
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
                                    block_free[b], d, packed);
@@ -372,6 +413,13 @@ SINEW_FORCE_INLINE void sweep_blocks_of(sinew_world *world, sinew__links *d, int
                 continue;
             }
 #endif
+            if (block_free[b] & SINEW__BLOCK_FIXED) {
+                const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
+                for (int k = first; k < end; ++k) {
+                    project_one_movable(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
+                }
+                continue;
+            }
             if (block_free[b]) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
                                    block_free[b], d, packed);

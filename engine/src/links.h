@@ -55,13 +55,24 @@ typedef struct sinew__run {
 // i0 + l and i0 + off + l, |off| >= 8), or pairs (link l joins i0 + 2l and i0 + 2l + 1). Free and
 // paired: anywhere, and the next block is free and shares no movable particle with this one (the
 // contacts' blocks inside one colour), so the AVX2 kernels may take the two together.
+// A block of any kind with an immovable end (weight 0) also holds SINEW__BLOCK_FIXED: it is
+// projected one link at a time, writing no immovable end, because other blocks of its span (which
+// another worker may solve at once) may hold that end too; a block before one is never paired.
 enum sinew__block_kind {
     SINEW__BLOCK_SHARED = 0,
     SINEW__BLOCK_FREE = 1,
     SINEW__BLOCK_RUN = 2,
     SINEW__BLOCK_PAIRS = 3,
-    SINEW__BLOCK_FREE_PAIRED = 4
+    SINEW__BLOCK_FREE_PAIRED = 4,
+    SINEW__BLOCK_FIXED = 0x80
 };
+// Whether a block's links may go through a block kernel together (any kind but shared, not fixed).
+static inline bool sinew__block_together(uint8_t kind)
+{
+    return kind != SINEW__BLOCK_SHARED && (kind & SINEW__BLOCK_FIXED) == 0;
+}
+// Whether any of the links [first, first + count) has an immovable end (weights w).
+bool sinew__links_any_fixed(const sinew__distance *c, int count, const float *w);
 void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
 
 // Where a Jacobi pass over part of the contacts puts what it would add to a particle that an
