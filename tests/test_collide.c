@@ -2086,6 +2086,7 @@ static void the_spans_of_a_pile_hold_independent_blocks(void **state)
     int most = 0;
     assert_true(check_spans(w, 6, &most) >= 6);
     assert_true(most > SINEW__TILE_CONTACTS); // (two tiles)
+    assert_true(w->contacts.banded_colourings > 0); // (placed by colour as the bands were found, over both)
     sinew_world_destroy(w);
 
     // A crowd: 1,600 balls of radius 0.5, 0.18 apart, about a hundred contacts each (past the

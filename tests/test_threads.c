@@ -317,6 +317,7 @@ static void tears_and_statistics_are_the_same_at_any_count(void **state)
 // and went on on one thread.
 typedef struct band_paths {
     int64_t splits, tails, growths, serial;
+    int64_t placed, resumed; // Gauss-Seidel: searches that coloured and placed their contacts, or began to
 } band_paths;
 
 // Steps `w` `steps` times, reads its band counters into `paths`, destroys it and returns the hash
@@ -326,7 +327,7 @@ static uint64_t step_and_hash(sinew_world *w, int steps, band_paths *paths)
     step_world(w, steps);
     const uint64_t h = hash_positions(w);
     *paths = (band_paths){w->contacts.band_splits, w->contacts.tail_splits, w->contacts.band_growths,
-                          w->contacts.serial_tails};
+                          w->contacts.serial_tails, w->contacts.banded_colourings, w->contacts.resumed_colourings};
     sinew_world_destroy(w);
     return h;
 }
@@ -371,7 +372,9 @@ static void a_crowd_found_at_once_gives_the_same_state(void **state)
 // their bands' room, or the bands that outgrew it count the rest of their contacts (their tails,
 // in chunks of 64), and the bands split them into kept and waiting ones at once; when they would
 // not fit the arrays, the arrays first grow, once, to hold them all (keeping the bands' stretches).
-// The same state as one thread's, in both modes, every path taken.
+// In Gauss-Seidel mode one worker colours the bands as they are found: when none outgrew, the
+// bands place their contacts by colour; else the colour sort goes on from the last colour given.
+// The same state as one thread's, at two and three workers, in both modes, every path taken.
 static uint64_t banded_run(sinew_solver_mode mode, int workers, band_paths *paths)
 {
     sinew_world *w = threaded_world(mode, workers, 8);
@@ -390,19 +393,30 @@ static void bands_that_split_their_contacts_give_the_same_state(void **state)
         band_paths paths;
         const uint64_t one = banded_run((sinew_solver_mode)mode, 1, &paths);
         assert_true(paths.splits == 0 && paths.tails == 0 && paths.serial == 0);
-        assert_true(banded_run((sinew_solver_mode)mode, 2, &paths) == one);
-        assert_true(paths.splits > paths.tails); // some searches fit their rooms,
-        assert_true(paths.tails > 0);            // some split their bands' tails too,
-        assert_true(paths.growths > 0);          // some grew the arrays for them first,
-        assert_true(paths.serial == 0);          // and none went on on one thread
+        assert_true(paths.placed == 0 && paths.resumed == 0);
+        for (int workers = 2; workers <= 3; ++workers) {
+            assert_true(banded_run((sinew_solver_mode)mode, workers, &paths) == one);
+            assert_true(paths.splits > paths.tails); // some searches fit their rooms,
+            assert_true(paths.tails > 0);            // some split their bands' tails too,
+            assert_true(paths.growths > 0);          // some grew the arrays for them first,
+            assert_true(paths.serial == 0);          // and none went on on one thread
+            if (mode == SINEW_SOLVER_GAUSS_SEIDEL) { // some were coloured and placed as they were found,
+                assert_true(paths.placed > 0);       // and some sorts went on from the search's colours
+                assert_true(paths.resumed > 0);
+            } else {
+                assert_true(paths.placed == 0 && paths.resumed == 0);
+            }
+        }
     }
 }
 
 // A pile with immovable balls among its movable ones (every seventh), whose contacts fill two
-// tiles of the colour sort (three neighbours touch each ball from the start), at one sub-step: an
-// immovable ball is in blocks that two workers solve at once, and no kernel writes it (the
-// threaded tests run under ThreadSanitizer). The same state as one thread's.
-static uint64_t pinned_balls_run(int workers)
+// tiles of the colour sort (three neighbours touch each ball from the start), at one sub-step (so
+// that a step's contacts are those of its one search). An immovable ball is in blocks that two
+// workers solve at once, and no kernel writes it (the threaded tests run under ThreadSanitizer);
+// the bands colour the contacts as they are found and place them by colour, tile by tile. The
+// same state as one thread's.
+static uint64_t pinned_balls_run(int workers, int *placed_over_two)
 {
     sinew_world *w = threaded_world(SINEW_SOLVER_GAUSS_SEIDEL, workers, 1);
     set_steps(w, 1, 2);
@@ -414,16 +428,25 @@ static uint64_t pinned_balls_run(int workers)
     for (int k = 0; k < pd.count; k += 7) {
         assert_int_equal(sinew_particle_set_weight(w, sinew_particle_id_at(w, k), 0.0f), SINEW_OK);
     }
-    step_world(w, 8);
+    *placed_over_two = 0;
+    for (int s = 0; s < 8; ++s) {
+        const int64_t placed = w->contacts.banded_colourings;
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        *placed_over_two += w->contacts.banded_colourings > placed && w->contacts.l.count > SINEW__TILE_CONTACTS;
+    }
     const uint64_t h = hash_positions(w);
     sinew_world_destroy(w);
     return h;
 }
 
-static void immovable_balls_shared_by_blocks_give_the_same_state(void **state)
+static void immovable_balls_and_two_tiles_give_the_same_state(void **state)
 {
     (void)state;
-    assert_true(pinned_balls_run(2) == pinned_balls_run(1));
+    int placed = 0;
+    const uint64_t one = pinned_balls_run(1, &placed);
+    assert_int_equal(placed, 0);
+    assert_true(pinned_balls_run(2, &placed) == one);
+    assert_true(placed > 0);
 }
 
 // When the arrays cannot grow for the bands' counted contacts, the search goes on on one thread
@@ -932,7 +955,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(clumped_piles_give_the_same_state_at_any_count),
         cmocka_unit_test(links_made_both_ways_give_the_same_state_at_any_count),
         cmocka_unit_test(bands_that_split_their_contacts_give_the_same_state),
-        cmocka_unit_test(immovable_balls_shared_by_blocks_give_the_same_state),
+        cmocka_unit_test(immovable_balls_and_two_tiles_give_the_same_state),
         cmocka_unit_test(short_spans_are_swept_in_one_pass),
         cmocka_unit_test(loads_and_clones_keep_the_state_at_any_count),
         cmocka_unit_test(held_parts_are_added_in_contact_order),

@@ -90,6 +90,7 @@ static void contacts_free(sinew_world *world)
     sinew__contacts_split_free(world);
     sinew__free(world, world->contacts.block, world->contacts.block_bytes);
     sinew__free(world, world->contacts.response_block, world->contacts.response_bytes);
+    sinew__free(world, world->contacts.colour_rows, world->contacts.colour_rows_bytes);
     memset(&world->contacts, 0, sizeof world->contacts);
 }
 
@@ -449,7 +450,12 @@ static void color_and_sort(sinew_world *world, bool spans)
     uint32_t *restrict colors = p->colors;
     const float *restrict w = p->w;
     const bool all_movable = all_ends_movable(world);
-    memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
+    const int pre = k->precoloured; // (their colours are in colors[] already)
+    if (pre == 0) {
+        memset(colors, 0, sizeof(uint32_t) * (size_t)p->count);
+    } else {
+        k->resumed_colourings += 1;
+    }
     begin_colour_sort(k);
     for (int t0 = 0; t0 < count; t0 += SINEW__TILE_CONTACTS) {
         const int t1 = count - t0 < SINEW__TILE_CONTACTS ? count : t0 + SINEW__TILE_CONTACTS;
@@ -457,7 +463,7 @@ static void color_and_sort(sinew_world *world, bool spans)
         // for each other's increments.
         int tally[4][SINEW__OVERFLOW_COLOR + 2] = {{0}};
         for (int m = t0; m < t1; ++m) {
-            const int c = take_colour(colors, w, all_movable, found[m].i, found[m].j);
+            const int c = m < pre ? (int)-found[m].hi - 1 : take_colour(colors, w, all_movable, found[m].i, found[m].j);
             found[m].hi = (float)c;
             tally[m & 3][c + 1] += 1;
         }
@@ -596,6 +602,13 @@ SINEW_FORCE_INLINE bool within_reach(float d2, float sum)
     return d2 < reach * reach;
 }
 
+// What a split leaves in a found contact's hi: infinity, or the colour that search_and_colour gave
+// a kept one (-(c + 1): see band_search), which the colour sort then takes as it is.
+SINEW_FORCE_INLINE float split_hi(float hi)
+{
+    return hi < 0.0f ? hi : INFINITY;
+}
+
 // How many of found contacts [m0, m1) are within reach (hi holding the squared distance).
 static int count_within(const sinew__distance *restrict found, int m0, int m1)
 {
@@ -607,7 +620,7 @@ static int count_within(const sinew__distance *restrict found, int m0, int m1)
 }
 
 // Found contacts [m0, m1) to `to`, in order: those within reach from place `kept` on, the others
-// from place `waiting` on, each with hi set to infinity (as split_pending writes them). One write
+// from place `waiting` on, each with hi as split_hi leaves it (as split_pending writes them). One write
 // a contact: split_pending's second, unconditional one would land past this run's places, in
 // another's, which another worker may be writing.
 static void split_run(const sinew__distance *restrict found, int m0, int m1, sinew__distance *restrict to, int kept,
@@ -616,7 +629,7 @@ static void split_run(const sinew__distance *restrict found, int m0, int m1, sin
     for (int m = m0; m < m1; ++m) {
         sinew__distance c = found[m];
         const bool near = within_reach(c.hi, c.lo);
-        c.hi = INFINITY;
+        c.hi = split_hi(c.hi);
         to[near ? kept : waiting] = c;
         kept += near;
         waiting += !near;
@@ -687,7 +700,22 @@ typedef struct band_search {
     // to[waiting_at[b]] on.
     sinew__distance *to;
     int kept_at[SINEW__SEARCH_BANDS_MAX], waiting_at[SINEW__SEARCH_BANDS_MAX];
+    // Gauss-Seidel (`colour`): the bands are taken in order (`next`) by whoever is free, and one
+    // item (search_and_colour) colours each band's kept contacts as soon as it and the bands
+    // before it are found, in the order of one pass, keeping each one's colour c in its hi as
+    // -(c + 1) (still within reach) and counting them in `rows`, a row of COLOUR_ROW counts for
+    // each band's kept contacts in one tile (band b in tile q: row b + q). `coloured` when every
+    // band was (none outgrew its room); the bands then place their kept contacts by colour and
+    // close up their waiting ones, `waiting[b]` of them, at their stretch's start (place_task).
+    int bands, coloured_kept; // (the kept ones coloured: all of the bands before the first that outgrew)
+    bool colour, coloured;
+    atomic_int next;
+    atomic_bool done[SINEW__SEARCH_BANDS_MAX];
+    int32_t *rows;
+    int waiting[SINEW__SEARCH_BANDS_MAX];
 } band_search;
+
+#define COLOUR_ROW (SINEW__OVERFLOW_COLOR + 2) // a row of colour counts (and a tile's offsets: one more)
 
 static void bound_task(int start, int end, int worker, void *context)
 {
@@ -713,17 +741,201 @@ static int cell_at(const sinew__grid *g, uint32_t q)
     return lo;
 }
 
+static void search_band(band_search *t, int b)
+{
+    const uint32_t *cell_start = t->world->grid.cell_start;
+    sinew__distance *found = t->world->contacts.found;
+    const scan_place from = {t->cell[b], cell_start[t->cell[b]]};
+    t->end[b] = find_cells(t->world, found, from, t->cell[b + 1], t->first[b], t->first[b + 1], &t->stop[b]);
+    t->kept[b] = count_within(found, t->first[b], t->end[b]); // (while the stretch is in this core's cache)
+}
+
 static void band_task(int start, int end, int worker, void *context)
 {
     (void)worker;
-    band_search *t = context;
-    const uint32_t *cell_start = t->world->grid.cell_start;
-    sinew__distance *found = t->world->contacts.found;
     for (int b = start; b < end; ++b) {
-        const scan_place from = {t->cell[b], cell_start[t->cell[b]]};
-        t->end[b] = find_cells(t->world, found, from, t->cell[b + 1], t->first[b], t->first[b + 1], &t->stop[b]);
-        t->kept[b] = count_within(found, t->first[b], t->end[b]); // (while the stretch is in this core's cache)
+        search_band(context, b);
     }
+}
+
+// Searches the bands not yet taken, in order.
+static void search_bands(band_search *t)
+{
+    for (int b = atomic_fetch_add(&t->next, 1); b < t->bands; b = atomic_fetch_add(&t->next, 1)) {
+        search_band(t, b);
+        atomic_store_explicit(&t->done[b], true, memory_order_release);
+    }
+}
+
+// Colours band b's kept contacts (see band_search), the kept ones before it numbering *at; false
+// when the band outgrew its room (its tail is not in its stretch yet).
+static bool colour_band(band_search *t, int b, int *at)
+{
+    if (t->stop[b].c >= 0) {
+        return false;
+    }
+    sinew__distance *restrict found = t->world->contacts.found;
+    uint32_t *restrict colors = t->world->particles.colors;
+    const float *restrict w = t->world->particles.w;
+    const bool all_movable = all_ends_movable(t->world);
+    int kept = *at;
+    for (int m = t->first[b]; m < t->end[b]; ++m) {
+        if (within_reach(found[m].hi, found[m].lo)) {
+            const int c = take_colour(colors, w, all_movable, found[m].i, found[m].j);
+            found[m].hi = -(float)(c + 1);
+            t->rows[(b + kept / SINEW__TILE_CONTACTS) * COLOUR_ROW + c] += 1;
+            kept += 1;
+        }
+    }
+    *at = kept;
+    return true;
+}
+
+// The search's job in Gauss-Seidel mode, one item a worker: item 0 colours the bands in order,
+// each as soon as it is found, and searches bands while the next one to colour is not; the others
+// search. However the items fall on threads (all on one, in any order), every band is searched
+// once and the colours are those of one pass over the kept contacts in order.
+static void search_and_colour(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    band_search *t = context;
+    for (int item = start; item < end; ++item) {
+        if (item > 0) {
+            search_bands(t);
+            continue;
+        }
+        memset(t->world->particles.colors, 0, sizeof(uint32_t) * (size_t)t->world->particles.count);
+        int next = 0, at = 0;
+        bool ok = true;
+        while (ok && next < t->bands) {
+            if (atomic_load_explicit(&t->done[next], memory_order_acquire)) {
+                ok = colour_band(t, next, &at);
+                next += 1;
+                continue;
+            }
+            const int b = atomic_fetch_add(&t->next, 1);
+            if (b < t->bands) {
+                search_band(t, b);
+                atomic_store_explicit(&t->done[b], true, memory_order_release);
+            } else {
+                sinew__relax(); // (every band is taken: the next one is being searched)
+            }
+        }
+        t->coloured = ok;
+        t->coloured_kept = at;
+        search_bands(t); // (after a band that outgrew: the rest)
+    }
+}
+
+// Room in the contacts' colour_rows for `rows` rows; false when memory ran out (nothing changed).
+static bool colour_rows_reserve(sinew_world *world, int rows)
+{
+    sinew__contacts *k = &world->contacts;
+    const size_t bytes = sizeof(int32_t) * COLOUR_ROW * (size_t)rows;
+    if (bytes <= k->colour_rows_bytes) {
+        return true;
+    }
+    int32_t *mem = sinew__alloc(world, bytes);
+    if (mem == NULL) {
+        return false;
+    }
+    sinew__free(world, k->colour_rows, k->colour_rows_bytes);
+    k->colour_rows = mem;
+    k->colour_rows_bytes = bytes;
+    return true;
+}
+
+// Whether band b's kept contacts (from place kept_at[b] of all kept ones) meet tile q.
+static bool band_meets_tile(const band_search *t, int b, int q)
+{
+    const int first = t->kept_at[b], end = first + t->kept[b];
+    return end > first && first < (q + 1) * SINEW__TILE_CONTACTS && end > q * SINEW__TILE_CONTACTS;
+}
+
+// Each band's kept contacts to their places in l.c by colour (their rows hold where each colour's
+// next one goes), its waiting ones closed up at its stretch's start, in order, hi infinite again.
+static void place_task(int start, int end, int worker, void *context)
+{
+    (void)worker;
+    band_search *t = context;
+    sinew__distance *restrict found = t->world->contacts.found, *restrict to = t->world->contacts.l.c;
+    for (int b = start; b < end; ++b) {
+        int kept = t->kept_at[b], waiting = t->first[b];
+        for (int m = t->first[b]; m < t->end[b]; ++m) {
+            sinew__distance c = found[m];
+            if (c.hi < 0.0f) {
+                int32_t *row = t->rows + (b + kept / SINEW__TILE_CONTACTS) * COLOUR_ROW;
+                const int colour = (int)-c.hi - 1;
+                c.hi = INFINITY;
+                to[row[colour]++] = c;
+                kept += 1;
+            } else {
+                c.hi = INFINITY;
+                found[waiting++] = c;
+            }
+        }
+        t->waiting[b] = waiting - t->first[b];
+    }
+}
+
+// The coloured bands' `kept` contacts, by colour, tile by tile, into l.c (the order of the colour
+// sort), their waiting ones left in `found` as one pending run a band, in order; then the blocks
+// and spans of the colour sort. Each tile's colour offsets go to the rows after the counts' rows.
+static void place_by_colour(sinew_world *world, band_search *t, int kept)
+{
+    sinew__contacts *k = &world->contacts;
+    const int tiles = (kept + SINEW__TILE_CONTACTS - 1) / SINEW__TILE_CONTACTS;
+    int32_t *const tile_offsets = t->rows + (t->bands + tiles) * COLOUR_ROW;
+    for (int q = 0; q < tiles; ++q) {
+        int32_t *offset = tile_offsets + q * COLOUR_ROW;
+        int tally[SINEW__OVERFLOW_COLOR + 1] = {0};
+        for (int b = 0; b < t->bands; ++b) {
+            if (band_meets_tile(t, b, q)) {
+                for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
+                    tally[c] += t->rows[(b + q) * COLOUR_ROW + c];
+                }
+            }
+        }
+        offset[0] = q * SINEW__TILE_CONTACTS;
+        for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
+            offset[c + 1] = offset[c] + tally[c];
+        }
+        int cursor[SINEW__OVERFLOW_COLOR + 1];
+        memcpy(cursor, offset, sizeof cursor);
+        for (int b = 0; b < t->bands; ++b) { // (each band's counts become where its contacts go)
+            if (band_meets_tile(t, b, q)) {
+                int32_t *row = t->rows + (b + q) * COLOUR_ROW;
+                for (int c = 0; c <= SINEW__OVERFLOW_COLOR; ++c) {
+                    const int n = row[c];
+                    row[c] = cursor[c];
+                    cursor[c] += n;
+                }
+            }
+        }
+    }
+    sinew__parallel_for(&world->tasks, place_task, t->bands, 1, t);
+    k->pending = k->found;
+    k->pending_count = 0;
+    k->pending_segs = 0;
+    for (int b = 0; b < t->bands; ++b) {
+        if (t->waiting[b] > 0) { // (at most SINEW__SEARCH_BANDS_MAX runs)
+            k->pending_start[k->pending_segs] = t->first[b];
+            k->pending_run[k->pending_segs] = t->waiting[b];
+            k->pending_segs += 1;
+            k->pending_count += t->waiting[b];
+        }
+    }
+    k->l.count = kept;
+    bool spans = sinew__links_spread(world, &k->l);
+    begin_colour_sort(k);
+    for (int q = 0; q < tiles; ++q) {
+        const int t0 = q * SINEW__TILE_CONTACTS, t1 = kept - t0 < SINEW__TILE_CONTACTS ? kept : t0 + SINEW__TILE_CONTACTS;
+        int offset[COLOUR_ROW];
+        memcpy(offset, tile_offsets + q * COLOUR_ROW, sizeof offset);
+        spans = finish_tile(world, t0, t1, offset, spans);
+    }
+    end_colour_sort(k, spans);
+    k->banded_colourings += 1;
 }
 
 // A band's tail is scanned TAIL_CHUNK contacts at a time into a buffer on the task's stack (8 KB),
@@ -810,7 +1022,7 @@ static void split_task(int start, int end, int worker, void *context)
 // False (nothing found) when the room cannot be had, or when the world is crowded into a few
 // cells (more than 32 candidates a particle, where a pile has 4 to 18: one thread, growing as it
 // goes, is the safer there).
-static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, bool *split)
+static bool find_bands(sinew_world *world, bool colour, int *count, uint64_t *candidates, bool *split, bool *placed)
 {
     const sinew__grid *g = &world->grid;
     sinew__contacts *k = &world->contacts;
@@ -863,7 +1075,27 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, boo
     if (room > INT32_MAX / 4 || !reserve(world, 0, (int)room)) {
         return false;
     }
-    sinew__parallel_for(tasks, band_task, bands, 1, &t);
+    // Gauss-Seidel: the colour sort's colouring runs in the search's job (search_and_colour), in
+    // rows for each band's kept contacts in each tile they may reach (the found ones fit the arrays).
+    const int tiles = k->capacity / SINEW__TILE_CONTACTS + 1;
+    t.bands = bands;
+    t.colour = colour && colour_rows_reserve(world, bands + 2 * tiles);
+    t.coloured = false;
+    t.coloured_kept = 0;
+    if (t.colour) {
+        t.rows = k->colour_rows;
+        memset(t.rows, 0, sizeof(int32_t) * COLOUR_ROW * (size_t)(bands + tiles));
+        atomic_init(&t.next, 0);
+        for (int b = 0; b < bands; ++b) {
+            atomic_init(&t.done[b], false);
+        }
+        sinew__parallel_for(tasks, search_and_colour, tasks->workers, 1, &t);
+    } else {
+        sinew__parallel_for(tasks, band_task, bands, 1, &t);
+    }
+    // When they are not placed here, the colour sort goes on from the kept ones coloured (the
+    // splits keep their colours): they come first, in order, whichever way the search ends.
+    k->precoloured = t.coloured_kept;
     bool outgrown = false;
     for (int b = 0; b < bands; ++b) {
         outgrown |= t.stop[b].c >= 0;
@@ -901,14 +1133,19 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, boo
             waiting += t.end[b] - t.first[b] + t.tail[b] - t.kept[b] - t.tail_kept[b];
             k->band_share[b] = share_of(t.end[b] - t.first[b] + t.tail[b], t.bound[b]);
         }
+        k->band_splits += 1;
+        *split = true;
+        *count = kept;
+        if (t.coloured) { // (so none outgrew)
+            place_by_colour(world, &t, kept);
+            *placed = true;
+            return true;
+        }
         t.to = k->l.c;
         sinew__parallel_for(tasks, split_task, bands, 1, &t);
         swap_found(k);
         k->pending_count = all - kept;
-        k->band_splits += 1;
         k->tail_splits += outgrown;
-        *split = true;
-        *count = kept;
         return true;
     }
     k->serial_tails += 1;
@@ -947,17 +1184,18 @@ static bool find_bands(sinew_world *world, int *count, uint64_t *candidates, boo
 // of the cells: with workers by bands of cells (find_bands), else, or when that fails, on one
 // thread. Either way the same contacts in the same order; *split is set when find_bands split
 // them already (see there).
-static int find_all(sinew_world *world, bool *split)
+static int find_all(sinew_world *world, bool colour, bool *split, bool *placed)
 {
     const sinew__grid *g = &world->grid;
     sinew__contacts *k = &world->contacts;
     const scan_place all = {0, 0u};
     scan_place none;
     *split = false;
+    *placed = false;
     if (search_spreads(world)) {
         int count = 0;
         uint64_t candidates = 0u;
-        if (!find_bands(world, &count, &candidates, split)) {
+        if (!find_bands(world, colour, &count, &candidates, split, placed)) {
             count = find_cells(world, NULL, all, g->nx * g->ny, 0, -1, &none);
             k->bands = 0;
         }
@@ -981,7 +1219,7 @@ static int split_pending(sinew__contacts *k, int count, sinew__distance *kept_ou
     for (int m = 0; m < count; ++m) {
         sinew__distance c = found[m];
         const bool near = within_reach(c.hi, c.lo);
-        c.hi = INFINITY;
+        c.hi = split_hi(c.hi);
         kept_out[kept] = c; // written either way; only a near one moves the count on
         waiting_out[waiting] = c;
         kept += near;
@@ -1155,27 +1393,22 @@ static void refresh_spans(sinew_world *world, int from)
     }
 }
 
-void sinew__contacts_find(sinew_world *world, bool color)
+// After Gauss-Seidel's colour sort: the spans scanned for when the colours could not give them,
+// and the items of the contacts' ends marked for packing.
+static void after_colour_sort(sinew_world *world)
+{
+    if (!world->contacts.l.spans_valid) {
+        refresh_spans(world, 0);
+    }
+    mark_packed(world);
+}
+
+// After a search that did not place its contacts (see find_bands): the kept ones split from the
+// pending ones (unless the search split them), then coloured and sorted (Gauss-Seidel, `color`)
+// or cut into Jacobi's items; the pending ones are one run. Returns the kept ones' count.
+static int sort_found(sinew_world *world, bool color, bool split, int found_count)
 {
     sinew__contacts *k = &world->contacts;
-    sinew__particles *p = &world->particles;
-    const sinew__grid *g = &world->grid;
-    k->l.count = 0;
-    k->l.spans_valid = false;
-    k->pending_count = 0;
-    k->pending_segs = 0;
-    k->split.items = 0;
-    if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
-        return;
-    }
-    // One array in Jacobi mode while the search runs on one thread (see sinew__contacts).
-    if (!contacts_layout(world, color || search_spreads(world))) {
-        world->dropped_contacts += g->sorted_count; // (the layout could not change: no contacts this sub-step)
-        return;
-    }
-    bool split = false;
-    k->in_line = !color;
-    int found_count = find_all(world, &split);
     if (!split && split_spreads(world, found_count)) {
         found_count = split_items_spread(world, found_count);
         split = true;
@@ -1192,10 +1425,7 @@ void sinew__contacts_find(sinew_world *world, bool color)
         }
         k->l.count = found_count;
         color_and_sort(world, sinew__links_spread(world, &k->l));
-        if (!k->l.spans_valid) {
-            refresh_spans(world, 0);
-        }
-        mark_packed(world);
+        after_colour_sort(world);
     } else { // Jacobi: the kept ones at the front of l.c, the pending ones right after them.
         if (k->one_array) {
             found_count = split_in_place(world, found_count);
@@ -1217,6 +1447,37 @@ void sinew__contacts_find(sinew_world *world, bool color)
     k->pending_segs = k->pending_count > 0 ? 1 : 0;
     k->pending_start[0] = 0;
     k->pending_run[0] = k->pending_count;
+    return found_count;
+}
+
+void sinew__contacts_find(sinew_world *world, bool color)
+{
+    sinew__contacts *k = &world->contacts;
+    sinew__particles *p = &world->particles;
+    const sinew__grid *g = &world->grid;
+    k->l.count = 0;
+    k->l.spans_valid = false;
+    k->pending_count = 0;
+    k->pending_segs = 0;
+    k->split.items = 0;
+    k->precoloured = 0;
+    if (!g->valid || g->sorted_count == 0 || !(g->max_radius > 0.0f)) {
+        return;
+    }
+    // One array in Jacobi mode while the search runs on one thread (see sinew__contacts).
+    if (!contacts_layout(world, color || search_spreads(world))) {
+        world->dropped_contacts += g->sorted_count; // (the layout could not change: no contacts this sub-step)
+        return;
+    }
+    bool split = false, placed = false;
+    k->in_line = !color;
+    int found_count = find_all(world, color, &split, &placed);
+    if (placed) {
+        // (the bands coloured their contacts and placed them by colour, and left the pending runs)
+        after_colour_sort(world);
+    } else {
+        found_count = sort_found(world, color, split, found_count);
+    }
     // One kind of ball: the shares and frictions are the same for every contact (and set_response
     // would give each the same bits).
     const sinew__materials *one = sinew__particles_materials(world);

@@ -47,7 +47,7 @@ typedef struct sinew__contacts {
     // found is l.c, where the search writes and the split sorts in place). The first search
     // chooses; a search in Gauss-Seidel mode or over the workers then brings the second array for
     // good.
-    sinew__distance *found; // Gauss-Seidel: the colour sort keeps each one's colour in hi
+    sinew__distance *found; // Gauss-Seidel: the colour sort keeps each one's colour in hi (or the search's runs of pending ones)
     sinew__distance *pending; // in `found` (in_line: in l.c, from l.count on)
     bool in_line, one_array;
     int pending_count;        // in all: the pending contacts are the pending_segs runs below, in order
@@ -77,6 +77,15 @@ typedef struct sinew__contacts {
     // that went on on one thread past an outgrown band, and searches whose spans came from the
     // colours (not from a scan).
     int64_t band_splits, tail_splits, band_growths, serial_tails, colour_spans;
+    // Gauss-Seidel with workers (see find_bands in contact.c): the searches whose contacts were
+    // coloured as the bands were found and placed by colour as the bands split them, and those
+    // whose colour sort went on from the colours the search gave (a band outgrew its room: it
+    // coloured the kept contacts before it, `precoloured`); and the scratch that counts the kept
+    // contacts per band, tile and colour (grown when the bands or the tiles need more).
+    int64_t banded_colourings, resumed_colourings;
+    int precoloured;
+    int32_t *colour_rows;
+    size_t colour_rows_bytes;
     sinew__contact_split split; // Jacobi, with workers
 } sinew__contacts;
 
