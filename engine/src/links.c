@@ -93,37 +93,22 @@ SINEW_FORCE_INLINE float scale_of(const sinew__distance *restrict c, const sinew
 }
 
 // Positions at x[stride * i], y[stride * i]: stride 1 for the arrays, 2 for the pairs of
-// sinew__particles.xy (x = xy, y = xy + 1).
+// sinew__particles.xy (x = xy, y = xy + 1). `fixed`: the link is in a fixed block (see
+// SINEW__BLOCK_FIXED), whose immovable ends are not written (the same bits: they keep their values).
 SINEW_FORCE_INLINE void project_one(const sinew__distance *restrict c, const sinew__softness *restrict f, float *restrict lambda, float *restrict x,
-                                   float *restrict y, const float *restrict w, float inv_h2, bool soft, int stride)
+                                   float *restrict y, const float *restrict w, float inv_h2, bool soft, int stride,
+                                   bool fixed)
 {
     const int i = c->i, j = c->j, si = stride * i, sj = stride * j;
     float dx = x[sj] - x[si], dy = y[sj] - y[si];
     const float d2 = sinew__apart(&dx, &dy);
     float wi = w[i], wj = w[j];
     float s = scale_of(c, f, lambda, d2, wi, wj, inv_h2, soft);
-    x[si] += wi * s * dx;
-    y[si] += wi * s * dy;
-    x[sj] -= wj * s * dx;
-    y[sj] -= wj * s * dy;
-}
-
-// project_one for a link of a fixed block (see SINEW__BLOCK_FIXED): an immovable end is not
-// written (the same bits: it would keep its value).
-SINEW_FORCE_INLINE void project_one_movable(const sinew__distance *restrict c, const sinew__softness *restrict f,
-                                           float *restrict lambda, float *restrict x, float *restrict y,
-                                           const float *restrict w, float inv_h2, bool soft, int stride)
-{
-    const int i = c->i, j = c->j, si = stride * i, sj = stride * j;
-    float dx = x[sj] - x[si], dy = y[sj] - y[si];
-    const float d2 = sinew__apart(&dx, &dy);
-    float wi = w[i], wj = w[j];
-    float s = scale_of(c, f, lambda, d2, wi, wj, inv_h2, soft);
-    if (wi > 0.0f) {
+    if (!fixed || wi > 0.0f) {
         x[si] += wi * s * dx;
         y[si] += wi * s * dy;
     }
-    if (wj > 0.0f) {
+    if (!fixed || wj > 0.0f) {
         x[sj] -= wj * s * dx;
         y[sj] -= wj * s * dy;
     }
@@ -382,21 +367,15 @@ SINEW_FORCE_INLINE void sweep_blocks_of(sinew_world *world, sinew__links *d, int
     if (backward) {
         for (int b = b1 - 1; b >= b0; --b) {
             const int first = b * SINEW__LANES;
-            if (block_free[b] & SINEW__BLOCK_FIXED) {
-                const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
-                for (int k = last; k >= first; --k) {
-                    project_one_movable(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
-                }
-                continue;
-            }
-            if (block_free[b]) {
+            if (sinew__block_together(block_free[b])) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
                                    block_free[b], d, packed);
                 continue;
             }
+            const bool fixed = (block_free[b] & SINEW__BLOCK_FIXED) != 0;
             const int last = first + SINEW__LANES <= n ? first + SINEW__LANES - 1 : n - 1;
             for (int k = last; k >= first; --k) {
-                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
+                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride, fixed);
             }
         }
     } else {
@@ -413,21 +392,15 @@ SINEW_FORCE_INLINE void sweep_blocks_of(sinew_world *world, sinew__links *d, int
                 continue;
             }
 #endif
-            if (block_free[b] & SINEW__BLOCK_FIXED) {
-                const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
-                for (int k = first; k < end; ++k) {
-                    project_one_movable(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
-                }
-                continue;
-            }
-            if (block_free[b]) {
+            if (sinew__block_together(block_free[b])) {
                 project_free_block(&c[first], SOFT_AT(f, first), SOFT_AT(lambda, first), x, y, w, inv_h2, soft, avx2,
                                    block_free[b], d, packed);
                 continue;
             }
+            const bool fixed = (block_free[b] & SINEW__BLOCK_FIXED) != 0;
             const int end = first + SINEW__LANES <= n ? first + SINEW__LANES : n;
             for (int k = first; k < end; ++k) {
-                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride);
+                project_one(&c[k], SOFT_AT(f, k), SOFT_AT(lambda, k), x, y, w, inv_h2, soft, stride, fixed);
             }
         }
     }
@@ -612,7 +585,7 @@ SINEW_FORCE_INLINE void project_sweep(sinew_world *world, sinew__links *d, float
         const uint32_t *restrict perm = d->perm;
         for (int k = 0; k < n; ++k) {
             uint32_t m = perm[backward ? n - 1 - k : k];
-            project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft, 1);
+            project_one(&d->c[m], SOFT_AT(d->soft, m), SOFT_AT(d->lambda, m), x, y, w, inv_h2, soft, 1, false);
         }
     } else if (sinew__links_spans_split(world, d)) {
         span_task t = {world, d, inv_h2, backward};
