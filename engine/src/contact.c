@@ -353,6 +353,16 @@ static bool all_ends_movable(const sinew_world *world)
     return world->grid.shape.one_shape && world->grid.shape.w > 0.0f;
 }
 
+// The mark of the contacts' block b (of l.count contacts): SINEW__BLOCK_FIXED when one of its
+// contacts has an immovable end, else 0 (never when every end is of one movable shape).
+static uint8_t fixed_mark(const sinew_world *world, int b)
+{
+    const sinew__links *l = &world->contacts.l;
+    const int first = b * SINEW__LANES, count = l->count - first < SINEW__LANES ? l->count - first : SINEW__LANES;
+    const bool fixed = !all_ends_movable(world) && sinew__links_any_fixed(&l->c[first], count, world->particles.w);
+    return fixed ? SINEW__BLOCK_FIXED : 0u;
+}
+
 // The greedy step of the colour sort: the lowest colour that no earlier contact of particles i and
 // j has (immovable ends take none), which the contact then takes.
 SINEW_FORCE_INLINE int take_colour(uint32_t *restrict colors, const float *restrict w, bool all_movable, int i, int j)
@@ -384,10 +394,8 @@ static bool finish_tile(sinew_world *world, int t0, int t1, const int *offset, b
     sinew__contacts *k = &world->contacts;
     uint8_t *restrict block_free = k->l.block_free;
     if (!all_ends_movable(world)) { // (the blocks with an immovable end: see SINEW__BLOCK_FIXED)
-        for (int first = t0; first < t1; first += SINEW__LANES) {
-            const int count = t1 - first < SINEW__LANES ? t1 - first : SINEW__LANES;
-            block_free[first / SINEW__LANES] =
-                sinew__links_any_fixed(&k->l.c[first], count, world->particles.w) ? SINEW__BLOCK_FIXED : 0u;
+        for (int b = t0 / SINEW__LANES; b * SINEW__LANES < t1; ++b) {
+            block_free[b] = fixed_mark(world, b);
         }
     }
     for (int c = 0; c < SINEW__OVERFLOW_COLOR; ++c) {
@@ -758,12 +766,22 @@ static void band_task(int start, int end, int worker, void *context)
     }
 }
 
+// Takes the next band not yet taken and searches it; false when every band was taken.
+static bool search_next_band(band_search *t)
+{
+    const int b = atomic_fetch_add(&t->next, 1);
+    if (b >= t->bands) {
+        return false;
+    }
+    search_band(t, b);
+    atomic_store_explicit(&t->done[b], true, memory_order_release);
+    return true;
+}
+
 // Searches the bands not yet taken, in order.
 static void search_bands(band_search *t)
 {
-    for (int b = atomic_fetch_add(&t->next, 1); b < t->bands; b = atomic_fetch_add(&t->next, 1)) {
-        search_band(t, b);
-        atomic_store_explicit(&t->done[b], true, memory_order_release);
+    while (search_next_band(t)) {
     }
 }
 
@@ -813,11 +831,7 @@ static void search_and_colour(int start, int end, int worker, void *context)
                 next += 1;
                 continue;
             }
-            const int b = atomic_fetch_add(&t->next, 1);
-            if (b < t->bands) {
-                search_band(t, b);
-                atomic_store_explicit(&t->done[b], true, memory_order_release);
-            } else {
+            if (!search_next_band(t)) {
                 sinew__relax(); // (every band is taken: the next one is being searched)
             }
         }
@@ -863,14 +877,13 @@ static void place_task(int start, int end, int worker, void *context)
         int kept = t->kept_at[b], waiting = t->first[b];
         for (int m = t->first[b]; m < t->end[b]; ++m) {
             sinew__distance c = found[m];
-            if (c.hi < 0.0f) {
+            const float hi = c.hi;
+            c.hi = INFINITY;
+            if (hi < 0.0f) { // (kept: its colour)
                 int32_t *row = t->rows + (b + kept / SINEW__TILE_CONTACTS) * COLOUR_ROW;
-                const int colour = (int)-c.hi - 1;
-                c.hi = INFINITY;
-                to[row[colour]++] = c;
+                to[row[(int)-hi - 1]++] = c;
                 kept += 1;
             } else {
-                c.hi = INFINITY;
                 found[waiting++] = c;
             }
         }
@@ -1679,12 +1692,10 @@ void sinew__contacts_promote(sinew_world *world)
     }
     // The promoted contacts go one by one: no block they are in is marked independent (fixed
     // when it has an immovable end: see SINEW__BLOCK_FIXED).
-    for (int b = first / SINEW__LANES; b < (n + SINEW__LANES - 1) / SINEW__LANES; ++b) {
-        const int from = b * SINEW__LANES, count = n - from < SINEW__LANES ? n - from : SINEW__LANES;
-        const bool fixed = !all_ends_movable(world) && sinew__links_any_fixed(&k->l.c[from], count, world->particles.w);
-        k->l.block_free[b] = fixed ? SINEW__BLOCK_FIXED : 0u;
-    }
     k->l.count = n;
+    for (int b = first / SINEW__LANES; b < (n + SINEW__LANES - 1) / SINEW__LANES; ++b) {
+        k->l.block_free[b] = fixed_mark(world, b);
+    }
     if (n > first) {
         refresh_spans(world, first);
     }
