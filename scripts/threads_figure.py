@@ -47,16 +47,13 @@ def split_span(t, n, delay, speed):
     while True:
         # the worker that is free first takes its own next chunk, else the other's
         w = 0 if clock[0] <= clock[1] else 1
-        own = w if taken[w] < len(ranges[w]) else 1 - w
-        if taken[own] >= len(ranges[own]):
-            other = 1 - w
-            if taken[other] >= len(ranges[other]):
-                break
-            own = other
-        start, size = ranges[own][taken[own]]
-        taken[own] += 1
-        cost = size * BLOCK * (1.0 if own == w else HELP) / rate[w]
-        segments[w].append((clock[w], clock[w] + cost, "help" if own != w else "own"))
+        r = w if taken[w] < len(ranges[w]) else 1 - w
+        if taken[r] >= len(ranges[r]):
+            break
+        _, size = ranges[r][taken[r]]
+        taken[r] += 1
+        cost = size * BLOCK * (1.0 if r == w else HELP) / rate[w]
+        segments[w].append((clock[w], clock[w] + cost, "own" if r == w else "help"))
         clock[w] += cost
     end = max(clock) + BARRIER
     for w in range(2):
