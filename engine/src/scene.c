@@ -126,13 +126,6 @@ bool sinew__extent_ok(double x0, double y0, double x1, double y1)
     return fabs(x0) <= m && fabs(y0) <= m && fabs(x1) <= m && fabs(y1) <= m;
 }
 
-sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance)
-{
-    sinew_status s = SINEW_OK;
-    const char *problem = sinew__material_problem(weight, radius, stiffness, compliance, &s);
-    return problem != NULL ? sinew__fail(world, s, problem) : SINEW_OK;
-}
-
 static bool unit_interval(float v) { return sinew__finite(v) && v >= 0.0f && v <= 1.0f; }
 
 // ---- rope -------------------------------------------------------------------------------------

@@ -41,5 +41,3 @@ bool sinew__counts_start(sinew_scene_counts *c, bool have_def, const char *probl
 // True when the box (x0, y0)-(x1, y1), in double so that nothing overflows, lies within
 // SINEW_MAX_COORDINATE: where a builder would put particles or colliders.
 bool sinew__extent_ok(double x0, double y0, double x1, double y1);
-// The same, recorded as the world's last error; SINEW_OK when nothing is wrong.
-sinew_status sinew__check_material(sinew_world *world, float weight, float radius, float stiffness, float compliance);
