@@ -124,7 +124,10 @@ static void *worker_main(void *arg)
 {
     sinew__pool *p = ((worker_arg *)arg)->pool;
     const int worker = ((worker_arg *)arg)->worker;
-    unsigned seen = atomic_load(&p->generation);
+    // The generation pool_start began at, not the one now: a thread that starts after the first
+    // jobs opened (a busy host can delay it by milliseconds) then joins the job open now instead of
+    // taking it for one it has seen.
+    unsigned seen = 0u;
     for (;;) {
         seen = wait_for_change(p, seen);
         if (atomic_load(&p->stop)) {
