@@ -325,18 +325,22 @@ static void rest_defaults_to_current_distance_and_bad_defs_are_refused(void **st
 }
 
 // Gauss-Seidel projects a block of 8 constraints that share no particle together; that must be
-// the same, to the bit, as projecting them one after another.
+// the same, to the bit, as projecting them one after another. World 0 takes the blocks as the
+// engine marks them; world 1 has every block marked as shared, so it takes them run after run
+// where the AVX2 kernels run (see sinew__block_runs: a free block is one run of eight, a chain's
+// block eight runs of one), and world 2 the same marks on the portable kernels, link after link.
 static void blocked_sweeps_equal_sequential_sweeps(void **state)
 {
     (void)state;
     const sinew_gs_order orders[] = {SINEW_GS_ORDER_CREATED, SINEW_GS_ORDER_ALTERNATING};
     for (int o = 0; o < 2; ++o) {
         for (int xpbd = 0; xpbd < 2; ++xpbd) {
-            sinew_world *w[2];
-            for (int k = 0; k < 2; ++k) {
+            sinew_world *w[3];
+            for (int k = 0; k < 3; ++k) {
                 sinew_world_def def = sinew_default_world_def();
                 def.solver.order = orders[o];
                 assert_int_equal(sinew_world_create(&def, &w[k]), SINEW_OK);
+                w[k]->avx2 = w[k]->avx2 && k < 2;
                 sinew_cloth_def cd = sinew_default_cloth_def();
                 cd.columns = 17; // odd sizes leave partial and mixed blocks too
                 cd.rows = 13;
@@ -351,29 +355,74 @@ static void blocked_sweeps_equal_sequential_sweeps(void **state)
                     prev = next;
                 }
             }
-            for (int k = 0; k < 2; ++k) { // the regrouping the first step would do, done now
+            for (int k = 0; k < 3; ++k) { // the regrouping the first step would do, done now
                 sinew__distances_colour(w[k]);
                 sinew__links_refresh_blocks(w[k], &w[k]->distances.l);
                 w[k]->distances.blocks_dirty = false;
             }
             int free_blocks = 0, runs = 0;
-            sinew__links *d = &w[1]->distances.l;
-            for (int b = 0; b * 8 < d->count; ++b) {
-                free_blocks += sinew__block_together(d->block_free[b]);
-                runs += d->block_free[b] == SINEW__BLOCK_RUN || d->block_free[b] == SINEW__BLOCK_PAIRS;
-                d->block_free[b] = SINEW__BLOCK_SHARED; // world 1 takes the one-at-a-time path everywhere
+            for (int k = 1; k < 3; ++k) {
+                sinew__links *d = &w[k]->distances.l;
+                for (int b = 0; b * 8 < d->count; ++b) {
+                    free_blocks += k == 1 && sinew__block_together(d->block_free[b]);
+                    runs += k == 1 && (d->block_free[b] == SINEW__BLOCK_RUN || d->block_free[b] == SINEW__BLOCK_PAIRS);
+                    d->block_free[b] = (uint8_t)(d->block_free[b] & SINEW__BLOCK_FIXED); // shared
+                }
             }
-            assert_true(free_blocks > d->count / 8 / 2); // the builder's order makes most blocks free
-            assert_true(free_blocks < d->count / 8);     // the odd sizes leave some that are not
-            assert_true(runs > 0);                       // and some are laid out for plain loads
+            const int blocks = (w[1]->distances.l.count + 7) / 8;
+            assert_true(free_blocks > blocks / 2); // the builder's order makes most blocks free
+            assert_true(free_blocks < blocks);     // the odd sizes leave some that are not
+            assert_true(runs > 0);                 // and some are laid out for plain loads
             for (int n = 0; n < 60; ++n) {
-                sinew_world_step(w[0], 1.0f / 60.0f);
-                sinew_world_step(w[1], 1.0f / 60.0f);
+                for (int k = 0; k < 3; ++k) {
+                    sinew_world_step(w[k], 1.0f / 60.0f);
+                }
             }
             assert_true(hash_positions(w[0]) == hash_positions(w[1]));
-            sinew_world_destroy(w[0]);
-            sinew_world_destroy(w[1]);
+            assert_true(hash_positions(w[0]) == hash_positions(w[2]));
+            for (int k = 0; k < 3; ++k) {
+                sinew_world_destroy(w[k]);
+            }
         }
+    }
+}
+
+// The runs of a shared block (sinew__block_runs): a run starts at a lane that shares a particle
+// with a lane of the run before it, and only there, so the lanes of a run share no particle.
+static void shared_blocks_split_into_runs_without_a_shared_particle(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345u;
+    for (int trial = 0; trial < 2000; ++trial) {
+        sinew__distance c[SINEW__LANES];
+        for (int l = 0; l < SINEW__LANES; ++l) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            c[l].i = (int32_t)((seed >> 33) % 12u);
+            c[l].j = (int32_t)((seed >> 45) % 12u);
+            c[l].j = c[l].j == c[l].i ? (c[l].i + 1) % 12 : c[l].j; // (a link joins two particles)
+            c[l].lo = c[l].hi = 1.0f;
+        }
+        const unsigned starts = sinew__block_runs(c);
+        assert_true((starts & 1u) != 0u);
+        int covered = 0;
+        for (int a = 0, b; a < SINEW__LANES; a = b) {
+            b = sinew__run_end(starts, a);
+            assert_true(b > a && b <= SINEW__LANES);
+            covered += b - a;
+            for (int l = a; l < b; ++l) {
+                for (int m = a; m < l; ++m) { // no particle twice in a run
+                    assert_false(c[m].i == c[l].i || c[m].i == c[l].j || c[m].j == c[l].i || c[m].j == c[l].j);
+                }
+            }
+            if (b < SINEW__LANES) { // the next lane could not have joined: it shares with this run
+                bool shares = false;
+                for (int m = a; m < b; ++m) {
+                    shares = shares || c[m].i == c[b].i || c[m].i == c[b].j || c[m].j == c[b].i || c[m].j == c[b].j;
+                }
+                assert_true(shares);
+            }
+        }
+        assert_int_equal(covered, SINEW__LANES);
     }
 }
 
@@ -719,6 +768,7 @@ int main(void)
         cmocka_unit_test(jacobi_applies_omega_times_the_average),
         cmocka_unit_test(rest_defaults_to_current_distance_and_bad_defs_are_refused),
         cmocka_unit_test(blocked_sweeps_equal_sequential_sweeps),
+        cmocka_unit_test(shared_blocks_split_into_runs_without_a_shared_particle),
         cmocka_unit_test(jacobi_layout_is_runs_of_consecutive_particles),
         cmocka_unit_test(jacobi_avx2_and_portable_kernels_agree),
         cmocka_unit_test(link_forces_read_the_tension_and_change_nothing),

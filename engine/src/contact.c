@@ -1865,19 +1865,19 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void response_avx2(cons
     r->vy = vy;
 }
 
-// Gauss-Seidel's writes of a block whose contacts share no movable particle: each end's x, y, dx,
-// dy (the first four values of its record) change by its lane's (share f, share v); an immovable
-// end has a share of 0 and keeps its values (a block that holds one is fixed: it goes one contact
-// at a time, see respond_kernel).
+// Gauss-Seidel's writes of lanes [a, b) of a block whose contacts there share no movable
+// particle: each end's x, y, dx, dy (the first four values of its record) change by its lane's
+// (share f, share v); an immovable end has a share of 0 and keeps its values (a block that holds
+// one is fixed: it goes one contact at a time, see respond_kernel).
 SINEW__AVX2 static inline __attribute__((always_inline)) void response_write_avx2(sinew__motion *restrict motion,
-                                                                                 const response8 *r)
+                                                                                 const response8 *r, int a, int b)
 {
     __m128 ui[SINEW__LANES], uj[SINEW__LANES];
     transpose4x8(_mm256_mul_ps(r->si, r->fx), _mm256_mul_ps(r->si, r->fy), _mm256_mul_ps(r->si, r->vx),
                  _mm256_mul_ps(r->si, r->vy), ui);
     transpose4x8(_mm256_mul_ps(r->sj, r->fx), _mm256_mul_ps(r->sj, r->fy), _mm256_mul_ps(r->sj, r->vx),
                  _mm256_mul_ps(r->sj, r->vy), uj);
-    for (int l = 0; l < SINEW__LANES; ++l) {
+    for (int l = a; l < b; ++l) {
         _mm_store_ps(&motion[r->ii[l]].x, _mm_sub_ps(_mm_load_ps(&motion[r->ii[l]].x), ui[l]));
         _mm_store_ps(&motion[r->jj[l]].x, _mm_add_ps(_mm_load_ps(&motion[r->jj[l]].x), uj[l]));
     }
@@ -1966,7 +1966,7 @@ SINEW__AVX2 static void respond_block_avx2(sinew__particles *restrict p, const s
     if (!jacobi) {
         response8 r;
         response_avx2(p, k, from, &r);
-        response_write_avx2(p->motion, &r);
+        response_write_avx2(p->motion, &r, 0, SINEW__LANES);
         return;
     }
     jacobi_response8 o;
@@ -1986,6 +1986,16 @@ SINEW__AVX2 static void respond_two_jacobi_avx2(sinew__particles *restrict p, co
     jacobi_response_write(p, &b, e, sinew__ends_block(e, from / SINEW__LANES + 1));
 }
 
+// The run [a, b) of a Gauss-Seidel block whose contacts share a movable particle (see
+// sinew__block_runs): all eight lanes computed, the run's written.
+SINEW__AVX2 static void respond_run_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int first,
+                                         int a, int b)
+{
+    response8 r;
+    response_avx2(p, k, first, &r);
+    response_write_avx2(p->motion, &r, a, b);
+}
+
 // Two paired blocks (Gauss-Seidel; see SINEW__BLOCK_FREE_PAIRED): both computed before either is
 // written, so that their chains of roots and divisions overlap (as project_two_avx2's).
 SINEW__AVX2 static void respond_two_avx2(sinew__particles *restrict p, const sinew__contacts *restrict k, int from)
@@ -1993,8 +2003,8 @@ SINEW__AVX2 static void respond_two_avx2(sinew__particles *restrict p, const sin
     response8 a, b;
     response_avx2(p, k, from, &a);
     response_avx2(p, k, from + SINEW__LANES, &b);
-    response_write_avx2(p->motion, &a);
-    response_write_avx2(p->motion, &b);
+    response_write_avx2(p->motion, &a, 0, SINEW__LANES);
+    response_write_avx2(p->motion, &b, 0, SINEW__LANES);
 }
 #endif
 
@@ -2009,28 +2019,37 @@ SINEW_FORCE_INLINE void respond_kernel(sinew_world *world, bool jacobi, int b0, 
     const int n = k->l.count;
     for (int first = b0 * SINEW__LANES; first < n && first < b1 * SINEW__LANES; first += SINEW__LANES) {
         // A block goes together when its contacts share no movable particle (Jacobi: always); a
-        // block that does not, or the last partial one, goes one contact at a time.
+        // full block that does (Gauss-Seidel, where one colour ends and the next begins) goes run
+        // after run (sinew__block_runs), and a fixed block or the last partial one contact after
+        // contact. The same bits every way: a lane computes what one contact alone would.
         const int lanes = n - first < SINEW__LANES ? n - first : SINEW__LANES;
         const uint8_t kind = k->l.block_free[first / SINEW__LANES];
         const bool together = lanes == SINEW__LANES && (jacobi || sinew__block_together(kind));
         const bool fixed = !jacobi && (kind & SINEW__BLOCK_FIXED) != 0;
-        const int groups = together ? 1 : lanes;
-        for (int g = 0; g < groups; ++g) {
-            const int from = together ? first : first + g, count = together ? SINEW__LANES : 1;
+        const unsigned starts = together ? 1u
+                                : !jacobi && !fixed && lanes == SINEW__LANES ? sinew__block_runs(&k->l.c[first])
+                                                                             : 0xffu;
+        for (int a = 0, b; a < lanes; a = b) {
+            b = sinew__run_end(starts, a);
+            const int from = first + a, count = b - a;
 #if SINEW__X86
             if (together && world->avx2) {
-                const int b = first / SINEW__LANES;
-                if (!jacobi && k->l.block_free[b] == SINEW__BLOCK_FREE_PAIRED && b + 1 < b1) {
+                const int block = first / SINEW__LANES;
+                if (!jacobi && kind == SINEW__BLOCK_FREE_PAIRED && block + 1 < b1) {
                     respond_two_avx2(p, k, from);
                     first += SINEW__LANES; // (both taken)
                     continue;
                 }
-                if (jacobi && b + 1 < b1 && first + 2 * SINEW__LANES <= n) {
+                if (jacobi && block + 1 < b1 && first + 2 * SINEW__LANES <= n) {
                     respond_two_jacobi_avx2(p, k, from, e);
                     first += SINEW__LANES; // (both taken)
                     continue;
                 }
                 respond_block_avx2(p, k, from, jacobi, e);
+                continue;
+            }
+            if (count > 1 && world->avx2) { // (a run of a shared block)
+                respond_run_avx2(p, k, first, a, b);
                 continue;
             }
 #endif

@@ -71,6 +71,34 @@ static inline bool sinew__block_together(uint8_t kind)
 {
     return kind != SINEW__BLOCK_SHARED && (kind & SINEW__BLOCK_FIXED) == 0;
 }
+// The runs of a full block of links that share a movable particle (a contacts' block where one
+// colour ends and the next begins): bit l is set when lane l starts a run, bit 0 always. The links
+// of a run share no particle, so a block kernel may take them together, and the runs one after
+// another are the links one after another, to the bit. (Not for a fixed block: see above.)
+static inline unsigned sinew__block_runs(const sinew__distance *c)
+{
+    unsigned starts = 1u;
+    int run = 0;
+    for (int l = 1; l < SINEW__LANES; ++l) {
+        for (int m = run; m < l; ++m) {
+            if (c[m].i == c[l].i || c[m].i == c[l].j || c[m].j == c[l].i || c[m].j == c[l].j) {
+                starts |= 1u << l;
+                run = l;
+                break;
+            }
+        }
+    }
+    return starts;
+}
+// The end of the run of `starts` (sinew__block_runs) that begins at lane a.
+static inline int sinew__run_end(unsigned starts, int a)
+{
+    int b = a + 1;
+    while (b < SINEW__LANES && (starts & (1u << b)) == 0u) {
+        b += 1;
+    }
+    return b;
+}
 // Whether any of the links [first, first + count) has an immovable end (weights w).
 bool sinew__links_any_fixed(const sinew__distance *c, int count, const float *w);
 void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
