@@ -512,10 +512,12 @@ static int find_cells(sinew_world *world, sinew__distance *out, scan_place from,
                       scan_place *stop)
 {
     const sinew__grid *g = &world->grid;
-    const sinew__particles *p = &world->particles;
     const uint32_t *restrict start = g->cell_start;
+#if SINEW__X86
+    const sinew__particles *p = &world->particles;
     // Whether any particle may have linked neighbours to skip (none while there are no distances).
     const bool skip_linked = world->skip_linked_pairs && world->distances.l.count > 0;
+#endif
     // Each cell meets itself and four of its neighbours (right, and the three above), so every
     // pair of adjacent cells is visited once.
     for (int c = from.c; c < c1; ++c) {
@@ -1766,6 +1768,25 @@ static void response_gather_solve(response_lanes *restrict v, const sinew__conta
     response_solve(v);
 }
 
+// Jacobi: adds an end's changes (velocity part v, position part f) to its sums, or (held) puts
+// them in e's next slot.
+SINEW_FORCE_INLINE void add_response(sinew__particles *restrict p, int q, float vx, float vy, float fx, float fy,
+                                     sinew__ends *e, bool held)
+{
+    if (held) {
+        float *s = sinew__ends_take(e);
+        s[0] = vx;
+        s[1] = vy;
+        s[2] = fx;
+        s[3] = fy;
+    } else {
+        p->acc[q].dx += (double)vx;
+        p->acc[q].dy += (double)vy;
+        p->jacobi_x[q] += (double)fx;
+        p->jacobi_y[q] += (double)fy;
+    }
+}
+
 #if SINEW__X86
 
 // Four columns of eight lanes in, the four values of each lane out (lane l in out[l]).
@@ -1880,25 +1901,6 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void response_write_avx
     for (int l = a; l < b; ++l) {
         _mm_store_ps(&motion[r->ii[l]].x, _mm_sub_ps(_mm_load_ps(&motion[r->ii[l]].x), ui[l]));
         _mm_store_ps(&motion[r->jj[l]].x, _mm_add_ps(_mm_load_ps(&motion[r->jj[l]].x), uj[l]));
-    }
-}
-
-// Jacobi: adds an end's changes (velocity part v, position part f) to its sums, or (held) puts
-// them in e's next slot.
-SINEW_FORCE_INLINE void add_response(sinew__particles *restrict p, int q, float vx, float vy, float fx, float fy,
-                                     sinew__ends *e, bool held)
-{
-    if (held) {
-        float *s = sinew__ends_take(e);
-        s[0] = vx;
-        s[1] = vy;
-        s[2] = fx;
-        s[3] = fy;
-    } else {
-        p->acc[q].dx += (double)vx;
-        p->acc[q].dy += (double)vy;
-        p->jacobi_x[q] += (double)fx;
-        p->jacobi_y[q] += (double)fy;
     }
 }
 

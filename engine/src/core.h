@@ -17,8 +17,9 @@
 // x86-64 with GCC or Clang: the hottest kernels also exist compiled for AVX2 and BMI2 (functions
 // marked SINEW__AVX2), used when the CPU has both (world->avx2). Both paths run the same IEEE
 // operations in the same order, with no FMA, so they give the same bits: results do not depend
-// on the CPU.
-#if defined(__x86_64__) && defined(__GNUC__)
+// on the CPU. SINEW_NO_X86_KERNELS (meson -Dx86_kernels=false) builds the portable kernels alone,
+// as on other CPUs, so that x86-64 machines can build and test that code too.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(SINEW_NO_X86_KERNELS)
 #define SINEW__X86 1
 #define SINEW__AVX2 __attribute__((target("avx2,bmi2")))
 #else

@@ -962,13 +962,13 @@ static void error_items(int start, int end, int worker, void *context)
     for (int item = start; item < end; ++item) {
         error_part *e = &t->part[item];
         memset(e, 0, sizeof *e);
-        const int blocks = (d->count + SINEW__LANES - 1) / SINEW__LANES, full = d->count / SINEW__LANES;
+        const int blocks = (d->count + SINEW__LANES - 1) / SINEW__LANES;
         const int b0 = item * t->item_blocks, b1 = b0 + t->item_blocks < blocks ? b0 + t->item_blocks : blocks;
         const int stop = b1 * SINEW__LANES < d->count ? b1 * SINEW__LANES : d->count; // (the last takes the partial block)
         int k = b0 * SINEW__LANES;
 #if SINEW__X86
         if (t->world->avx2) {
-            const int vector_end = b1 < full ? b1 : full;
+            const int full = d->count / SINEW__LANES, vector_end = b1 < full ? b1 : full;
             e->above = links_error_avx2(&d->c[k], vector_end - b0, x, y, t->beyond, e->mx, e->sq);
             k = vector_end * SINEW__LANES;
         }
