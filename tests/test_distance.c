@@ -388,7 +388,8 @@ static void blocked_sweeps_equal_sequential_sweeps(void **state)
 }
 
 // The runs of a shared block (sinew__block_runs): a run starts at a lane that shares a particle
-// with a lane of the run before it, and only there, so the lanes of a run share no particle.
+// with a lane of the run before it, and only there, so the lanes of a run share no particle; they
+// are walked forward (sinew__run_end) and backward (sinew__run_start) alike.
 static void shared_blocks_split_into_runs_without_a_shared_particle(void **state)
 {
     (void)state;
@@ -423,6 +424,13 @@ static void shared_blocks_split_into_runs_without_a_shared_particle(void **state
             }
         }
         assert_int_equal(covered, SINEW__LANES);
+        // Backward (sinew__run_start), the same runs last first.
+        for (int b = SINEW__LANES, a; b > 0; b = a) {
+            a = sinew__run_start(starts, b);
+            assert_true(a >= 0 && a < b);
+            assert_true((starts & (1u << a)) != 0u);
+            assert_int_equal(sinew__run_end(starts, a), b);
+        }
     }
 }
 

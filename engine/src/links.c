@@ -243,11 +243,14 @@ SINEW__AVX2 static void project_pairs_avx2(const sinew__distance *restrict c, fl
 // `packed`: the positions are the pairs of sinew__particles.xy (x = xy, y = xy + 1), each end
 // loaded and stored with one 8-byte access instead of two 4-byte ones (in the 10,000-ball pile
 // the blocks took 0.54 to 0.70 of the time in a throwaway benchmark of its sweeps, 2026-11-28).
+// Lanes [lane_a, lane_b) are written back: all eight of every block, or one block's run (see
+// project_lanes_avx2).
 SINEW__AVX2 static inline __attribute__((always_inline)) void project_blocks_avx2(const sinew__distance *restrict c,
                                                                                  float *restrict x, float *restrict y,
                                                                                  const float *restrict w, bool uniform,
                                                                                  float one_w, const int blocks,
-                                                                                 const bool packed)
+                                                                                 const bool packed, const int lane_a,
+                                                                                 const int lane_b)
 {
     ends8 e[2];
     __m256 lo[2], hi[2];
@@ -271,6 +274,21 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void project_blocks_avx
     for (int k = 0; k < blocks; ++k) {
         solve8(&e[k], lo[k], hi[k]);
     }
+    if (lane_a != 0 || lane_b != SINEW__LANES) { // one block's run (see project_lanes_avx2): its lanes alone
+        float out[4][SINEW__LANES];
+        _mm256_storeu_ps(out[0], e[0].xi);
+        _mm256_storeu_ps(out[1], e[0].yi);
+        _mm256_storeu_ps(out[2], e[0].xj);
+        _mm256_storeu_ps(out[3], e[0].yj);
+        const int stride = packed ? 2 : 1;
+        for (int l = lane_a; l < lane_b; ++l) {
+            x[stride * c[l].i] = out[0][l];
+            y[stride * c[l].i] = out[1][l];
+            x[stride * c[l].j] = out[2][l];
+            y[stride * c[l].j] = out[3][l];
+        }
+        return;
+    }
     for (int k = 0; k < blocks; ++k) {
         const sinew__distance *cb = c + k * SINEW__LANES;
         // No movable particle twice in the blocks; an immovable one keeps its value (w s dx = 0).
@@ -293,65 +311,42 @@ SINEW__AVX2 static inline __attribute__((always_inline)) void project_blocks_avx
     }
 }
 
-// The run [a, b) of a shared block (see sinew__block_runs) through project_blocks_avx2's loads and
-// solve: all eight lanes are loaded and solved, and the run's lanes alone written back (stride 2:
-// x and y are the pairs of sinew__particles.xy). The same bits as project_one link after link.
+// The run [a, b) of a shared block (see sinew__block_runs) through project_blocks_avx2: all eight
+// lanes are loaded and solved, and the run's lanes alone written back. The same bits as
+// project_one link after link.
 SINEW__AVX2 static void project_lanes_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
                                            const float *restrict w, bool uniform, float one_w, bool packed, int a,
                                            int b)
 {
-    ends8 e;
-    __m256i i, j;
-    __m256 lo, hi;
-    sinew__links_load8(c, &i, &j, &lo, &hi);
-    e.wi = uniform ? _mm256_set1_ps(one_w) : _mm256_i32gather_ps(w, i, 4);
-    e.wj = uniform ? _mm256_set1_ps(one_w) : _mm256_i32gather_ps(w, j, 4);
     if (packed) {
-        sinew__links_gather8_xy(x, c, false, &e.xi, &e.yi);
-        sinew__links_gather8_xy(x, c, true, &e.xj, &e.yj);
+        project_blocks_avx2(c, x, x + 1, w, uniform, one_w, 1, true, a, b);
     } else {
-        e.xi = sinew__links_gather8(x, c, false);
-        e.yi = sinew__links_gather8(y, c, false);
-        e.xj = sinew__links_gather8(x, c, true);
-        e.yj = sinew__links_gather8(y, c, true);
-    }
-    solve8(&e, lo, hi);
-    float out[4][SINEW__LANES];
-    _mm256_storeu_ps(out[0], e.xi);
-    _mm256_storeu_ps(out[1], e.yi);
-    _mm256_storeu_ps(out[2], e.xj);
-    _mm256_storeu_ps(out[3], e.yj);
-    const int stride = packed ? 2 : 1;
-    for (int l = a; l < b; ++l) {
-        x[stride * c[l].i] = out[0][l];
-        y[stride * c[l].i] = out[1][l];
-        x[stride * c[l].j] = out[2][l];
-        y[stride * c[l].j] = out[3][l];
+        project_blocks_avx2(c, x, y, w, uniform, one_w, 1, false, a, b);
     }
 }
 
 SINEW__AVX2 static void project_block_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
                                            const float *restrict w, bool uniform, float one_w)
 {
-    project_blocks_avx2(c, x, y, w, uniform, one_w, 1, false);
+    project_blocks_avx2(c, x, y, w, uniform, one_w, 1, false, 0, SINEW__LANES);
 }
 
 SINEW__AVX2 static void project_two_avx2(const sinew__distance *restrict c, float *restrict x, float *restrict y,
                                          const float *restrict w, bool uniform, float one_w)
 {
-    project_blocks_avx2(c, x, y, w, uniform, one_w, 2, false);
+    project_blocks_avx2(c, x, y, w, uniform, one_w, 2, false, 0, SINEW__LANES);
 }
 
 SINEW__AVX2 static void project_block_xy_avx2(const sinew__distance *restrict c, float *restrict xy,
                                               const float *restrict w, bool uniform, float one_w)
 {
-    project_blocks_avx2(c, xy, xy + 1, w, uniform, one_w, 1, true);
+    project_blocks_avx2(c, xy, xy + 1, w, uniform, one_w, 1, true, 0, SINEW__LANES);
 }
 
 SINEW__AVX2 static void project_two_xy_avx2(const sinew__distance *restrict c, float *restrict xy,
                                             const float *restrict w, bool uniform, float one_w)
 {
-    project_blocks_avx2(c, xy, xy + 1, w, uniform, one_w, 2, true);
+    project_blocks_avx2(c, xy, xy + 1, w, uniform, one_w, 2, true, 0, SINEW__LANES);
 }
 #endif
 
@@ -385,6 +380,20 @@ SINEW_FORCE_INLINE void project_free_block(const sinew__distance *restrict c, co
     project_block(c, f, lambda, x, y, w, inv_h2, soft);
 }
 
+#if SINEW__X86
+// The run [a, b) of a full rigid block without an immovable end (see sinew__block_runs): one link
+// alone, or two or more through the block kernel.
+SINEW_FORCE_INLINE void project_run(const sinew__links *d, int first, float *restrict x, float *restrict y,
+                                    const float *restrict w, float inv_h2, bool packed, int a, int b)
+{
+    if (b - a == 1) {
+        project_one(&d->c[first + a], NULL, NULL, x, y, w, inv_h2, false, packed ? 2 : 1, false);
+    } else {
+        project_lanes_avx2(&d->c[first], x, y, w, d->one_weight, d->one_w, packed, a, b);
+    }
+}
+#endif
+
 // A block whose links share a movable particle, in the sweep's direction: link after link, or, for
 // full rigid blocks without an immovable end on AVX2, run after run (sinew__block_runs), the runs
 // of two links or more through the block kernel. The same bits either way. In the 10,000-ball pile
@@ -402,17 +411,15 @@ SINEW_FORCE_INLINE void project_shared_block(const sinew__links *d, int first, c
 #if SINEW__X86
     if (avx2 && !soft && !fixed && end - first == SINEW__LANES) {
         const unsigned starts = sinew__block_runs(&c[first]);
-        int runs[SINEW__LANES + 1], count = 0;
-        for (int a = 0; a < SINEW__LANES; a = sinew__run_end(starts, a)) {
-            runs[count++] = a;
-        }
-        runs[count] = SINEW__LANES;
-        for (int r = 0; r < count; ++r) {
-            const int k = backward ? count - 1 - r : r, a = runs[k], b = runs[k + 1];
-            if (b - a == 1) {
-                project_one(&c[first + a], NULL, NULL, x, y, w, inv_h2, false, stride, false);
-            } else {
-                project_lanes_avx2(&c[first], x, y, w, d->one_weight, d->one_w, packed, a, b);
+        if (backward) {
+            for (int b = SINEW__LANES, a; b > 0; b = a) {
+                a = sinew__run_start(starts, b);
+                project_run(d, first, x, y, w, inv_h2, packed, a, b);
+            }
+        } else {
+            for (int a = 0, b; a < SINEW__LANES; a = b) {
+                b = sinew__run_end(starts, a);
+                project_run(d, first, x, y, w, inv_h2, packed, a, b);
             }
         }
         return;

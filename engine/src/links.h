@@ -99,6 +99,15 @@ static inline int sinew__run_end(unsigned starts, int a)
     }
     return b;
 }
+// The start of the run of `starts` that ends before lane b (b > 0).
+static inline int sinew__run_start(unsigned starts, int b)
+{
+    int a = b - 1;
+    while ((starts & (1u << a)) == 0u) {
+        a -= 1;
+    }
+    return a;
+}
 // Whether any of the links [first, first + count) has an immovable end (weights w).
 bool sinew__links_any_fixed(const sinew__distance *c, int count, const float *w);
 void sinew__links_project(sinew_world *world, sinew__links *l, float inv_h2, bool backward, bool shuffled);
