@@ -41,6 +41,7 @@ typedef struct options {
     int cap;                    // ik: max iterations per solve
     const char *save_world;     // --save-world FILE: the world after the run, for sinew-tune --world
     float contact_speed;        // m/s, see sinew_world_def.contact_speed
+    float damping;              // 1/s, see sinew_world_def.damping
     int sample_every;           // --sample-every K: the pile's quality every K steps (0: none)
     int profile;                // --profile stages|jobs: sinew_world_set_profiling (0: off)
 } options;
@@ -49,7 +50,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--profile stages|jobs] [--contact-speed M_PER_S|inf] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--profile stages|jobs] [--contact-speed M_PER_S|inf] [--damping PER_S] [--save-world FILE]\n"
                "                   [--sample-every K] (pile)\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
@@ -240,6 +241,7 @@ static int run(const options *o, int iteration)
     wd.solver.link_forces = o->link_forces != 0;
     wd.workers = o->threads;
     wd.contact_speed = o->contact_speed;
+    wd.damping = o->damping;
     sinew_world *world;
     if (sinew_world_create(&wd, &world) != SINEW_OK) {
         fprintf(stderr, "sinew-bench: world creation failed\n");
@@ -413,9 +415,9 @@ static int run(const options *o, int iteration)
     if (is_rope) {
         printf("\"user_order\":%s,", o->user_order ? "true" : "false");
     }
-    printf("\"mode\":\"%s\",\"contact_speed\":%s,\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":%d,"
+    printf("\"mode\":\"%s\",\"contact_speed\":%s,\"damping\":%.3g,\"omega\":%.3g,\"substeps\":%d,\"iterations\":%d,\"steps\":%d,\"run\":%d,\"threads\":%d,"
            "\"ms_per_step\":%.4f,\"ns_per_projection\":%s,\"ns_per_particle_step\":%.2f,",
-           o->mode, speed_text, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, o->threads, 1e3 * elapsed / steps,
+           o->mode, speed_text, (double)o->damping, (double)o->omega, o->substeps, o->iterations, o->steps, iteration, o->threads, 1e3 * elapsed / steps,
            projection_text, 1e9 * elapsed / (steps * particles));
     if (is_rope) {
         printf("\"stretch\":%.5f,", sum_len / (0.25 * o->n));
@@ -602,7 +604,7 @@ int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
     options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, 1, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
-                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed, 0, 0};
+                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed, 0.0f, 0, 0};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
@@ -668,6 +670,10 @@ int main(int argc, char **argv)
             char *end;
             o.contact_speed = strtof(v, &end);
             ok = *end == '\0' && o.contact_speed > 0.0f;
+        } else if (strcmp(a, "--damping") == 0) {
+            char *end;
+            o.damping = strtof(v, &end);
+            ok = *end == '\0' && o.damping >= 0.0f && o.damping < 1e6f;
         } else if (strcmp(a, "--omega") == 0) {
             char *end;
             o.omega = strtof(v, &end);
