@@ -123,7 +123,7 @@ else
 fi
 
 # The verdict line is the same on every run: three more runs of the same small case.
-for k in 1 2 3; do
+for _ in 1 2 3; do
     "$tune" --scene rope --size 16 --modes gs,jacobi --omega 1.0,1.5 --iterations 1,4,8 --substeps 1,4 \
         --steps 8 --warmup 4 --repeat 2 --out "$tmp/again" 2>/dev/null | grep '^verdict' >>"$tmp/verdicts.txt"
 done
