@@ -296,8 +296,9 @@ static void a_pile_of_2000_balls_settles_in_both_modes(void **state)
         // Measured over the last second, for 1,980 to 2,020 balls in steps of 10: Gauss-Seidel
         // 0.0022-0.032 m/s, Jacobi 0.097-0.196 m/s (a few balls keep trembling). The bound,
         // 0.25 m/s, is small: a ball dropped from rest reaches it in 25 ms, and the balls land at
-        // up to 20 m/s. (Before near pairs stopped responding, see in_play in contact.c, Gauss-
-        // Seidel piles kept collapsing arches: bursts at up to 3.5 m/s for most of those counts.)
+        // up to 20 m/s. (Before near pairs stopped responding, see in_play in contact_response.c,
+        // Gauss-Seidel piles kept collapsing arches: bursts at up to 3.5 m/s for most of those
+        // counts.)
         assert_true(r.max_speed < 0.25f);
     }
 }

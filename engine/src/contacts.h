@@ -244,12 +244,14 @@ void sinew__contacts_find(sinew_world *world, bool color);
 // At a sub-step that does not search: moves the pending contacts now within the contact reach (at
 // the predicted positions) to the end of the solved ones, where Gauss-Seidel takes them one by one.
 void sinew__contacts_promote(sinew_world *world);
+
+// contact_response.c: the contacts' friction and velocity clamp.
 // After the sub-step is finished (particles.motion packed): friction (moves positions and
 // velocities) and the velocity clamp (velocities only) of every contact, in one pass. Gauss-Seidel
 // changes the motion records (sinew__particles_unpack_motion copies them back); Jacobi sums into
 // acc (velocity) and jacobi_x, jacobi_y (position), scaled by particles.inv_n.
 void sinew__contacts_respond(sinew_world *world, bool jacobi);
-// Counts the contacts that respond (see in_play in contact.c) on each particle into particles.inv_n.
+// Counts the contacts that respond (see in_play in contact_response.c) on each particle into particles.inv_n.
 void sinew__contacts_count(sinew_world *world);
 // Jacobi's response and count of contacts [from, to) (from a multiple of SINEW__LANES), ends
 // held as e says (NULL: none).

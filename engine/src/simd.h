@@ -1,5 +1,6 @@
-// AVX2 helpers for the files with SIMD kernels (links.c, contact.c, particle.c), and only those:
-// <immintrin.h> stays out of the rest of the engine. Never installed.
+// AVX2 helpers for the files with SIMD kernels (links.c, contact.c, contact_response.c,
+// distance_jacobi.c, particle.c), and only those: <immintrin.h> stays out of the rest of the
+// engine. Never installed.
 #pragma once
 
 #include "links.h"
