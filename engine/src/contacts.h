@@ -251,7 +251,8 @@ void sinew__contacts_promote(sinew_world *world);
 // changes the motion records (sinew__particles_unpack_motion copies them back); Jacobi sums into
 // acc (velocity) and jacobi_x, jacobi_y (position), scaled by particles.inv_n.
 void sinew__contacts_respond(sinew_world *world, bool jacobi);
-// Counts the contacts that respond (see in_play in contact_response.c) on each particle into particles.inv_n.
+// Counts the contacts that respond (see in_play in contact_response.c) on each particle into
+// particles.inv_n.
 void sinew__contacts_count(sinew_world *world);
 // Jacobi's response and count of contacts [from, to) (from a multiple of SINEW__LANES), ends
 // held as e says (NULL: none).
