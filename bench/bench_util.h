@@ -29,6 +29,19 @@ static inline bool bench_parse_long(const char *s, long lo, long hi, long *out)
     return true;
 }
 
+// Parses all of `s` (not empty) as a float into *out (inf and nan included: the caller checks
+// the range); false, *out unchanged, otherwise.
+static inline bool bench_parse_float(const char *s, float *out)
+{
+    char *end;
+    const float v = strtof(s, &end);
+    if (end == s || *end != '\0') {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 // bench_parse_long into an int.
 static inline bool bench_parse_int(const char *s, int lo, int hi, int *out)
 {

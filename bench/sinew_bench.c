@@ -666,18 +666,12 @@ int main(int argc, char **argv)
             ok = strcmp(v, "cold") == 0 || strcmp(v, "warm") == 0;
         } else if (strcmp(a, "--cap") == 0) {
             ok = bench_parse_int(v, 1, SINEW_IK_MAX_ITERATIONS, &o.cap);
-        } else if (strcmp(a, "--contact-speed") == 0) {
-            char *end;
-            o.contact_speed = strtof(v, &end);
-            ok = *end == '\0' && o.contact_speed > 0.0f;
+        } else if (strcmp(a, "--contact-speed") == 0) { // (inf: unbounded)
+            ok = bench_parse_float(v, &o.contact_speed) && o.contact_speed > 0.0f;
         } else if (strcmp(a, "--damping") == 0) {
-            char *end;
-            o.damping = strtof(v, &end);
-            ok = *end == '\0' && o.damping >= 0.0f && o.damping < 1e6f;
+            ok = bench_parse_float(v, &o.damping) && o.damping >= 0.0f && o.damping < 1e6f;
         } else if (strcmp(a, "--omega") == 0) {
-            char *end;
-            o.omega = strtof(v, &end);
-            ok = *end == '\0' && o.omega > 0.0f && o.omega < 2.0f;
+            ok = bench_parse_float(v, &o.omega) && o.omega > 0.0f && o.omega < 2.0f;
         } else {
             ok = 0;
         }

@@ -161,15 +161,16 @@ else
     bad "sinew-bench, a lone ball: $(cat "$tmp/lone.err") $(head -c 400 "$tmp/lone.json")"
 fi
 # --damping sets the world's linear damping: a falling ball ends slower with it, and a negative
-# damping is refused.
+# or empty damping is refused.
 speed_of() { sed -n 's/.*"max_speed":\([0-9.]*\).*/\1/p' "$1"; }
 if "$bench" --scene pile --n 4 --steps 10 >"$tmp/free.json" 2>"$tmp/damp.err" &&
     "$bench" --scene pile --n 4 --steps 10 --damping 0.5 >"$tmp/damp.json" 2>>"$tmp/damp.err" &&
     grep -q '"damping":0.5,' "$tmp/damp.json" && grep -q '"damping":0,' "$tmp/free.json" &&
     awk -v a="$(speed_of "$tmp/damp.json")" -v b="$(speed_of "$tmp/free.json")" 'BEGIN { exit !(a > 0 && a < b) }' &&
     ! "$bench" --scene pile --n 4 --steps 2 --damping -1 >/dev/null 2>"$tmp/negative.err" &&
-    grep -q "bad argument '--damping -1'" "$tmp/negative.err"; then
-    ok "sinew-bench --damping slows a falling ball and refuses a negative damping"
+    grep -q "bad argument '--damping -1'" "$tmp/negative.err" &&
+    ! "$bench" --scene pile --n 4 --steps 2 --damping '' >/dev/null 2>&1; then
+    ok "sinew-bench --damping slows a falling ball and refuses a negative or empty damping"
 else
     bad "sinew-bench --damping: $(cat "$tmp/damp.err" "$tmp/negative.err") $(head -c 300 "$tmp/damp.json")"
 fi
