@@ -1859,6 +1859,54 @@ static void the_contact_arrays_grow_close_to_what_the_pile_finds(void **state)
     sinew_world_destroy(w);
 }
 
+// A search on one thread that finds far more contacts than the arrays hold grows them at most
+// twice: once by an eighth, then to what the rest of the scan finds, counted first (each growth
+// copies the contacts found so far; growing by an eighth as it went, this one took 41). The
+// contacts are those the search over two workers finds.
+static void one_search_grows_the_contact_arrays_at_most_twice(void **state)
+{
+    (void)state;
+    for (int m = 0; m < MODE_COUNT; ++m) {
+        uint64_t hashes[2];
+        int found[2];
+        for (int workers = 1; workers <= 2; ++workers) {
+            sinew_world_def def = sinew_default_world_def();
+            def.solver.mode = modes[m];
+            def.solver.substeps = 1;
+            def.solver.iterations = 1;
+            def.gravity = no_gravity;
+            def.workers = workers;
+            sinew_world *w = NULL;
+            assert_int_equal(sinew_world_create(&def, &w), SINEW_OK);
+            const float r = 0.5f;
+            for (int row = 0; row < 70; ++row) { // 4,900 balls touching in a hexagonal block
+                for (int col = 0; col < 70; ++col) {
+                    const sinew_vec2 at = {(float)col * 2.0f * r + (row % 2 != 0 ? r : 0.0f), (float)row * 1.7320508f * r};
+                    add_ball(w, at, r, 1.0f);
+                }
+            }
+            const int64_t growths = w->contacts.scan_growths;
+            assert_int_equal(sinew_world_step(w, dt), SINEW_OK);
+            found[workers - 1] = w->contacts.l.count + w->contacts.pending_count;
+            assert_true(found[workers - 1] > 14000); // (three contacts a ball)
+            assert_int_equal(sinew_world_stats(w).dropped_contacts, 0);
+            if (workers == 1) {
+                print_message("%s: %d contacts found in one search from empty arrays, %d growths, room for %d\n",
+                              mode_name(modes[m]), found[0], (int)(w->contacts.scan_growths - growths),
+                              w->contacts.capacity);
+                assert_true(w->contacts.scan_growths - growths <= 2);
+                assert_true(w->contacts.capacity <= found[0] + found[0] / 8 + 16 + 64);
+            } else {
+                assert_true(w->contacts.band_splits > 0); // (the bands found them)
+            }
+            hashes[workers - 1] = hash_positions(w);
+            sinew_world_destroy(w);
+        }
+        assert_int_equal(found[0], found[1]);
+        assert_true(hashes[0] == hashes[1]);
+    }
+}
+
 // ---- 10. determinism --------------------------------------------------------------------------
 
 // portable: run the portable kernels even where the AVX2 ones could; omega: Jacobi's.
@@ -2505,6 +2553,7 @@ int main(void)
         cmocka_unit_test(the_one_material_summary_follows_every_change),
         cmocka_unit_test(a_warm_pile_steps_without_allocating),
         cmocka_unit_test(the_contact_arrays_grow_close_to_what_the_pile_finds),
+        cmocka_unit_test(one_search_grows_the_contact_arrays_at_most_twice),
         cmocka_unit_test(the_same_pile_gives_the_same_bits),
         cmocka_unit_test(the_avx2_kernels_give_the_portable_bits),
         cmocka_unit_test(recording_the_iterations_changes_no_bit_of_a_pile),

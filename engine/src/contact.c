@@ -129,6 +129,21 @@ static bool resize_keeping_found(sinew_world *world, int keep, int capacity)
     return grown;
 }
 
+// The capacity the arrays reach from `capacity` by steps of an eighth until it holds `needed`
+// (-1 past the limit): where they grow to in one step when a search has counted what it needs, on
+// one thread as with workers, so that both hold the same room.
+static int eighths(int capacity, int needed)
+{
+    if (needed > INT32_MAX / 2) {
+        return -1;
+    }
+    int64_t grown = capacity;
+    while (grown < needed) {
+        grown += grown / 8 + 16;
+    }
+    return grown <= INT32_MAX / 2 ? (int)grown : INT32_MAX / 2;
+}
+
 // Makes room for `more` contacts after the first `count` (of `found`, during a search). False when memory ran out. The arrays
 // grow by an eighth (or to what is needed, when that is more), not by half as the stores do: they
 // hold two 16-byte records a contact, their count follows how the particles lie, which settles,
@@ -502,15 +517,49 @@ typedef struct scan_place {
     uint32_t q;
 } scan_place;
 
+// Contacts are counted, or scanned where the arrays have no room for them, TAIL_CHUNK at a time
+// into a buffer on the stack (8 KB).
+#define TAIL_CHUNK 512
+
+static int find_cells(sinew_world *world, sinew__distance *out, scan_place from, int c1, int m, int limit,
+                      scan_place *stop);
+
+// How many contacts the scan from place `from` to cell c1 finds, counted a chunk at a time (the
+// arrays untouched); -1 when one particle's candidates alone overfill a chunk (a crowd).
+static int count_cells(sinew_world *world, scan_place from, int c1)
+{
+    sinew__distance chunk[TAIL_CHUNK];
+    const int limit = sinew__min_range(&world->tasks, TAIL_CHUNK); // (tests shrink it, to overfill it)
+    int64_t found = 0;
+    scan_place stop;
+    do {
+        const int m = find_cells(world, chunk, from, c1, 0, limit, &stop);
+        if (stop.c >= 0 && m == 0) {
+            return -1;
+        }
+        found += m;
+        from = stop;
+    } while (stop.c >= 0);
+    return found <= INT32_MAX / 4 ? (int)found : -1;
+}
+
 // The pairs whose first particle lies at or after place `from` and before cell c1, written from
 // out[m] on in the order of the scan (out NULL: the contacts' found array); returns the new m.
 // With limit < 0 (and out NULL) it makes room as it goes (a particle whose room cannot be had is
-// skipped, its pairs counted as dropped). Otherwise it writes below `limit` only (the array holds
-// that much) and, when a particle's pairs might not fit, stops before it and puts its place in
-// *stop (else stop->c = -1). Only the growing scan writes to the world.
+// skipped, its pairs counted as dropped): the first time by an eighth (reserve), the second time
+// in one scan to what the rest of it finds, counted first (count_cells), so that one scan grows
+// the arrays at most twice (a crowd, which count_cells cannot count, by eighths). Each growth
+// copies the contacts found so far into new memory: growing by eighths as it went, a falling pile
+// of 100,000 balls grew them 64 times over its first 120 steps, 32 times in one search, and that
+// took 27% of its time on one worker (AMD EPYC, Zen 5, where memory never touched before costs
+// about 11 us a page). Otherwise it writes below `limit` only (the array holds that much) and,
+// when a particle's pairs might not fit, stops before it and puts its place in *stop (else
+// stop->c = -1). Only the growing scan writes to the world.
 static int find_cells(sinew_world *world, sinew__distance *out, scan_place from, int c1, int m, int limit,
                       scan_place *stop)
 {
+    int growths = 0; // (the scan's, so far)
+    bool counted = false;
     const sinew__grid *g = &world->grid;
     const uint32_t *restrict start = g->cell_start;
 #if SINEW__X86
@@ -536,9 +585,23 @@ static int find_cells(sinew_world *world, sinew__distance *out, scan_place from,
                     *stop = (scan_place){c, q};
                     return m;
                 }
-            } else if (!reserve(world, m, more + SINEW__LANES)) {
-                world->dropped_contacts += more; // at most this many
-                continue;
+            } else if (!counted && m + more + SINEW__LANES > world->contacts.capacity) {
+                // Counted, the rest of the scan fits: its contacts are found by the same tests, and
+                // a particle's writes go at most SINEW__LANES past its last contact.
+                // (Counted once: a crowd, which no chunk holds, grows by eighths as it goes.)
+                const int rest = growths == 1 ? count_cells(world, (scan_place){c, q}, c1) : -1;
+                const int room = rest >= 0 ? eighths(world->contacts.capacity, m + rest + SINEW__LANES) : -1;
+                counted = room >= 0;
+                growths += 1;
+                const int had = world->contacts.capacity;
+                const bool made = counted ? room <= had || resize_keeping_found(world, m, room)
+                                          : reserve(world, m, more + SINEW__LANES);
+                world->contacts.scan_growths += world->contacts.capacity != had;
+                if (!made) {
+                    counted = false;
+                    world->dropped_contacts += more; // at most this many
+                    continue;
+                }
             }
             sinew__distance *found = out != NULL ? out : world->contacts.found; // (reserve may move it)
 #if SINEW__X86
@@ -666,12 +729,8 @@ static void swap_found(sinew__contacts *k)
 static void grow_keeping_found(sinew_world *world, int keep, int needed)
 {
     sinew__contacts *k = &world->contacts;
-    const int count = k->l.count;
-    int grown = k->capacity;
-    while (grown < needed) {
-        grown += grown / 8 + 16;
-    }
-    if (resize_keeping_found(world, keep, grown)) {
+    const int count = k->l.count, grown = eighths(k->capacity, needed);
+    if (grown >= 0 && resize_keeping_found(world, keep, grown)) {
         k->band_growths += 1;
     }
     k->l.count = count;
@@ -953,10 +1012,9 @@ static void place_by_colour(sinew_world *world, band_search *t, int kept)
     k->banded_colourings += 1;
 }
 
-// A band's tail is scanned TAIL_CHUNK contacts at a time into a buffer on the task's stack (8 KB),
+// A band's tail is scanned TAIL_CHUNK contacts at a time into a buffer on the task's stack,
 // twice: once to count, once to split into place. (Writing it into the arrays would need room the
 // arrays do not have: that is why the band outgrew.)
-#define TAIL_CHUNK 512
 
 // Scans band b's tail: with `to` NULL counts its contacts into t->tail[b] and t->tail_kept[b] and
 // sets t->tail_ok[b] (false when one particle's candidates alone overfill a chunk: a crowd);

@@ -75,8 +75,9 @@ typedef struct sinew__contacts {
     // counted in time), of those the ones where some bands outgrew their rooms (their tails were
     // scanned over the workers) and the ones that first grew the arrays to hold them all, searches
     // that went on on one thread past an outgrown band, and searches whose spans came from the
-    // colours (not from a scan).
-    int64_t band_splits, tail_splits, band_growths, serial_tails, colour_spans;
+    // colours (not from a scan); and the growths of the arrays by a scan that makes room as it goes
+    // (find_cells: at most two a scan).
+    int64_t band_splits, tail_splits, band_growths, serial_tails, colour_spans, scan_growths;
     // Gauss-Seidel with workers (see find_bands in contact.c): the searches whose contacts were
     // coloured as the bands were found and placed by colour as the bands split them, and those
     // whose colour sort went on from the colours the search gave (a band outgrew its room: it
