@@ -1015,7 +1015,6 @@ static void place_by_colour(sinew_world *world, band_search *t, int kept)
 // A band's tail is scanned TAIL_CHUNK contacts at a time into a buffer on the task's stack,
 // twice: once to count, once to split into place. (Writing it into the arrays would need room the
 // arrays do not have: that is why the band outgrew.)
-
 // Scans band b's tail: with `to` NULL counts its contacts into t->tail[b] and t->tail_kept[b] and
 // sets t->tail_ok[b] (false when one particle's candidates alone overfill a chunk: a crowd);
 // else splits them, in order, into `to` from *kept_at and *waiting_at on (moving them on).
