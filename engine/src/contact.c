@@ -131,7 +131,7 @@ static bool resize_keeping_found(sinew_world *world, int keep, int capacity)
 
 // The capacity the arrays reach from `capacity` by steps of an eighth until it holds `needed`
 // (-1 past the limit): where they grow to in one step when a search has counted what it needs, on
-// one thread as with workers, so that both hold the same room.
+// one thread as with workers.
 static int eighths(int capacity, int needed)
 {
     if (needed > INT32_MAX / 2) {
@@ -546,20 +546,19 @@ static int count_cells(sinew_world *world, scan_place from, int c1)
 // The pairs whose first particle lies at or after place `from` and before cell c1, written from
 // out[m] on in the order of the scan (out NULL: the contacts' found array); returns the new m.
 // With limit < 0 (and out NULL) it makes room as it goes (a particle whose room cannot be had is
-// skipped, its pairs counted as dropped): the first time by an eighth (reserve), the second time
-// in one scan to what the rest of it finds, counted first (count_cells), so that one scan grows
-// the arrays at most twice (a crowd, which count_cells cannot count, by eighths). Each growth
-// copies the contacts found so far into new memory: growing by eighths as it went, a falling pile
-// of 100,000 balls grew them 64 times over its first 120 steps, 32 times in one search, and that
-// took 27% of its time on one worker (AMD EPYC, Zen 5, where memory never touched before costs
-// about 11 us a page). Otherwise it writes below `limit` only (the array holds that much) and,
+// skipped, its pairs counted as dropped): when they are full, it counts what the rest of the scan
+// finds (count_cells) and grows them once, to the room that growing by an eighth at a time would
+// reach, as the search over the workers does (a crowd, which count_cells cannot count, grows by
+// eighths as it goes). Each growth copies the contacts found so far into new memory: growing by
+// eighths as it went, a falling pile of 100,000 balls grew them 64 times over its first 120
+// steps, 32 times in one search, and that took 27% of its time on one worker (AMD EPYC, Zen 5,
+// where memory never touched before costs about 11 us a page). Otherwise it writes below `limit` only (the array holds that much) and,
 // when a particle's pairs might not fit, stops before it and puts its place in *stop (else
 // stop->c = -1). Only the growing scan writes to the world.
 static int find_cells(sinew_world *world, sinew__distance *out, scan_place from, int c1, int m, int limit,
                       scan_place *stop)
 {
-    int growths = 0; // (the scan's, so far)
-    bool counted = false;
+    bool counted = false, tried = false; // (the rest of the scan counted; a count tried)
     const sinew__grid *g = &world->grid;
     const uint32_t *restrict start = g->cell_start;
 #if SINEW__X86
@@ -589,10 +588,10 @@ static int find_cells(sinew_world *world, sinew__distance *out, scan_place from,
                 // Counted, the rest of the scan fits: its contacts are found by the same tests, and
                 // a particle's writes go at most SINEW__LANES past its last contact.
                 // (Counted once: a crowd, which no chunk holds, grows by eighths as it goes.)
-                const int rest = growths == 1 ? count_cells(world, (scan_place){c, q}, c1) : -1;
+                const int rest = tried ? -1 : count_cells(world, (scan_place){c, q}, c1);
                 const int room = rest >= 0 ? eighths(world->contacts.capacity, m + rest + SINEW__LANES) : -1;
                 counted = room >= 0;
-                growths += 1;
+                tried = true;
                 const int had = world->contacts.capacity;
                 const bool made = counted ? room <= had || resize_keeping_found(world, m, room)
                                           : reserve(world, m, more + SINEW__LANES);

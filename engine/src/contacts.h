@@ -76,7 +76,7 @@ typedef struct sinew__contacts {
     // scanned over the workers) and the ones that first grew the arrays to hold them all, searches
     // that went on on one thread past an outgrown band, and searches whose spans came from the
     // colours (not from a scan); and the growths of the arrays by a scan that makes room as it goes
-    // (find_cells: at most two a scan).
+    // (find_cells: one a scan, but for a crowd).
     int64_t band_splits, tail_splits, band_growths, serial_tails, colour_spans, scan_growths;
     // Gauss-Seidel with workers (see find_bands in contact.c): the searches whose contacts were
     // coloured as the bands were found and placed by colour as the bands split them, and those
