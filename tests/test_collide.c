@@ -1881,8 +1881,8 @@ static void one_search_grows_the_contact_arrays_once(void **state)
             const float r = 0.5f;
             for (int row = 0; row < 70; ++row) { // 4,900 balls touching in a hexagonal block
                 for (int col = 0; col < 70; ++col) {
-                    const sinew_vec2 at = {(float)col * 2.0f * r + (row % 2 != 0 ? r : 0.0f), (float)row * 1.7320508f * r};
-                    add_ball(w, at, r, 1.0f);
+                    const float x = (float)col * 2.0f * r + (row % 2 != 0 ? r : 0.0f);
+                    add_ball(w, sinew_vec2_make(x, (float)row * 1.7320508f * r), r, 1.0f);
                 }
             }
             const int64_t growths = w->contacts.scan_growths;

@@ -552,9 +552,9 @@ static int count_cells(sinew_world *world, scan_place from, int c1)
 // eighths as it goes). Each growth copies the contacts found so far into new memory: growing by
 // eighths as it went, a falling pile of 100,000 balls grew them 64 times over its first 120
 // steps, 32 times in one search, and that took 27% of its time on one worker (AMD EPYC, Zen 5,
-// where memory never touched before costs about 11 us a page). Otherwise it writes below `limit` only (the array holds that much) and,
-// when a particle's pairs might not fit, stops before it and puts its place in *stop (else
-// stop->c = -1). Only the growing scan writes to the world.
+// where memory never touched before costs about 11 us a page). Otherwise it writes below `limit`
+// only (the array holds that much) and, when a particle's pairs might not fit, stops before it
+// and puts its place in *stop (else stop->c = -1). Only the growing scan writes to the world.
 static int find_cells(sinew_world *world, sinew__distance *out, scan_place from, int c1, int m, int limit,
                       scan_place *stop)
 {
