@@ -518,37 +518,18 @@ typedef struct scan_place {
 } scan_place;
 
 // Contacts are counted, or scanned where the arrays have no room for them, TAIL_CHUNK at a time
-// into a buffer on the stack (8 KB).
+// into a buffer on the stack (8 KB): see scan_chunks.
 #define TAIL_CHUNK 512
 
-static int find_cells(sinew_world *world, sinew__distance *out, scan_place from, int c1, int m, int limit,
-                      scan_place *stop);
-
-// How many contacts the scan from place `from` to cell c1 finds, counted a chunk at a time (the
-// arrays untouched); -1 when one particle's candidates alone overfill a chunk (a crowd).
-static int count_cells(sinew_world *world, scan_place from, int c1)
-{
-    sinew__distance chunk[TAIL_CHUNK];
-    const int limit = sinew__min_range(&world->tasks, TAIL_CHUNK); // (tests shrink it, to overfill it)
-    int64_t found = 0;
-    scan_place stop;
-    do {
-        const int m = find_cells(world, chunk, from, c1, 0, limit, &stop);
-        if (stop.c >= 0 && m == 0) {
-            return -1;
-        }
-        found += m;
-        from = stop;
-    } while (stop.c >= 0);
-    return found <= INT32_MAX / 4 ? (int)found : -1;
-}
+static bool scan_chunks(sinew_world *world, scan_place from, int c1, sinew__distance *to, int *kept_at,
+                        int *waiting_at, int64_t *found, int64_t *kept);
 
 // The pairs whose first particle lies at or after place `from` and before cell c1, written from
 // out[m] on in the order of the scan (out NULL: the contacts' found array); returns the new m.
 // With limit < 0 (and out NULL) it makes room as it goes (a particle whose room cannot be had is
 // skipped, its pairs counted as dropped): when they are full, it counts what the rest of the scan
-// finds (count_cells) and grows them once, to the room that growing by an eighth at a time would
-// reach, as the search over the workers does (a crowd, which count_cells cannot count, grows by
+// finds (scan_chunks) and grows them once, to the room that growing by an eighth at a time would
+// reach, as the search over the workers does (a crowd, which scan_chunks cannot count, grows by
 // eighths as it goes). Each growth copies the contacts found so far into new memory: growing by
 // eighths as it went, a falling pile of 100,000 balls grew them 64 times over its first 120
 // steps, 32 times in one search, and that took 27% of its time on one worker (AMD EPYC, Zen 5,
@@ -588,8 +569,11 @@ static int find_cells(sinew_world *world, sinew__distance *out, scan_place from,
                 // Counted, the rest of the scan fits: its contacts are found by the same tests, and
                 // a particle's writes go at most SINEW__LANES past its last contact.
                 // (Counted once: a crowd, which no chunk holds, grows by eighths as it goes.)
-                const int rest = tried ? -1 : count_cells(world, (scan_place){c, q}, c1);
-                const int room = rest >= 0 ? eighths(world->contacts.capacity, m + rest + SINEW__LANES) : -1;
+                int64_t rest = 0;
+                const bool known = !tried && scan_chunks(world, (scan_place){c, q}, c1, NULL, NULL, NULL, &rest, NULL);
+                const int room = known && rest <= INT32_MAX / 4
+                                     ? eighths(world->contacts.capacity, m + (int)rest + SINEW__LANES)
+                                     : -1;
                 counted = room >= 0;
                 tried = true;
                 const int had = world->contacts.capacity;
@@ -706,6 +690,43 @@ static void split_run(const sinew__distance *restrict found, int m0, int m1, sin
         kept += near;
         waiting += !near;
     }
+}
+
+// The contacts the scan from place `from` to cell c1 finds, a chunk of TAIL_CHUNK at a time
+// into a buffer on the stack (the arrays untouched): counted into *found and, when `kept` is not
+// NULL, those within reach into *kept; with `to` not NULL also split, in order, into `to` from
+// *kept_at and *waiting_at on (moving them on), as split_pending would. False when one particle's
+// candidates alone overfill a chunk (a crowd): nothing is then known.
+static bool scan_chunks(sinew_world *world, scan_place from, int c1, sinew__distance *to, int *kept_at,
+                        int *waiting_at, int64_t *found, int64_t *kept)
+{
+    sinew__distance chunk[TAIL_CHUNK];
+    const int limit = sinew__min_range(&world->tasks, TAIL_CHUNK); // (tests shrink it, to overfill it)
+    scan_place stop;
+    *found = 0;
+    if (kept != NULL) {
+        *kept = 0;
+    }
+    do {
+        const int m = find_cells(world, chunk, from, c1, 0, limit, &stop);
+        if (stop.c >= 0 && m == 0) {
+            return false;
+        }
+        if (kept != NULL || to != NULL) {
+            const int near = count_within(chunk, 0, m);
+            if (to != NULL) {
+                split_run(chunk, 0, m, to, *kept_at, *waiting_at);
+                *kept_at += near;
+                *waiting_at += m - near;
+            }
+            if (kept != NULL) {
+                *kept += near;
+            }
+        }
+        *found += m;
+        from = stop;
+    } while (stop.c >= 0);
+    return true;
 }
 
 // Of `candidates` pairs tested, the share that `found` contacts are (0 when none were tested).
@@ -1011,37 +1032,19 @@ static void place_by_colour(sinew_world *world, band_search *t, int kept)
     k->banded_colourings += 1;
 }
 
-// A band's tail is scanned TAIL_CHUNK contacts at a time into a buffer on the task's stack,
-// twice: once to count, once to split into place. (Writing it into the arrays would need room the
-// arrays do not have: that is why the band outgrew.)
-// Scans band b's tail: with `to` NULL counts its contacts into t->tail[b] and t->tail_kept[b] and
-// sets t->tail_ok[b] (false when one particle's candidates alone overfill a chunk: a crowd);
-// else splits them, in order, into `to` from *kept_at and *waiting_at on (moving them on).
+// Scans band b's tail (scan_chunks): with `to` NULL counts its contacts into t->tail[b] and
+// t->tail_kept[b] and sets t->tail_ok[b] (false for a crowd); else splits them, in order, into
+// `to` from *kept_at and *waiting_at on (moving them on). A tail is scanned twice, once to count,
+// once to split into place: writing it into the arrays would need room the arrays do not have
+// (that is why the band outgrew).
 static void scan_tail(band_search *t, int b, sinew__distance *to, int *kept_at, int *waiting_at)
 {
-    sinew__distance chunk[TAIL_CHUNK];
-    const int limit = sinew__min_range(&t->world->tasks, TAIL_CHUNK); // (tests shrink it, to overfill it)
-    scan_place from = t->stop[b], stop;
-    int found = 0, kept = 0;
-    do {
-        const int m = find_cells(t->world, chunk, from, t->cell[b + 1], 0, limit, &stop);
-        if (stop.c >= 0 && m == 0) {
-            t->tail_ok[b] = false;
-            return;
-        }
-        const int near = count_within(chunk, 0, m);
-        if (to != NULL) {
-            split_run(chunk, 0, m, to, *kept_at, *waiting_at);
-            *kept_at += near;
-            *waiting_at += m - near;
-        }
-        found += m;
-        kept += near;
-        from = stop;
-    } while (stop.c >= 0);
-    t->tail[b] = found;
-    t->tail_kept[b] = kept;
-    t->tail_ok[b] = true;
+    int64_t found, kept;
+    t->tail_ok[b] = scan_chunks(t->world, t->stop[b], t->cell[b + 1], to, kept_at, waiting_at, &found, &kept);
+    if (t->tail_ok[b]) {
+        t->tail[b] = (int)found;
+        t->tail_kept[b] = (int)kept;
+    }
 }
 
 // The outgrown bands count their tails.
