@@ -5,14 +5,14 @@
 // (the next, even generation) and waits until no worker still looks at it; only then may the next
 // job be written. The items are cut into one range per worker, in order, and each range into
 // chunks that halve (see chunk_items); each worker takes the chunks of its own range first, then
-// helps with the others' (at their far ends: range_cursor). The stages hand out items in the order of their data (a pile's contacts
-// by region, particles by index), so a worker keeps coming back to the same part of the data from
-// one job to the next and finds it in its own cache, where one shared counter sent each chunk to
-// whoever came first (measured: the 10,000-ball pile at 8 x 4 spent a fifth more CPU in its sweeps
-// at two workers than at one). While a step runs, workers spin between its jobs (its one-thread
-// stretches can last a millisecond, and a sleeping worker takes tens of microseconds to wake: the
-// 100,000-ball pile at 4 x 1 ran 5% faster at two workers for it); between steps they spin for a
-// few microseconds, then sleep on a condition variable. Who runs what never changes the results:
+// helps with the others' (at their far ends: range_cursor). The stages hand out items in the
+// order of their data (a pile's contacts by region, particles by index), so a worker keeps coming
+// back to the same part of the data from one job to the next and finds it in its own cache, where
+// one shared counter sent each chunk to whoever came first (measured: the 10,000-ball pile at 8 x
+// 4 spent a fifth more CPU in its sweeps at two workers than at one). While a step runs, workers
+// spin between its jobs (its one-thread stretches can last a millisecond, and a sleeping worker
+// takes tens of microseconds to wake: the 100,000-ball pile at 4 x 1 ran 5% faster at two workers
+// for it); between steps they spin for a few microseconds, then sleep on a condition variable. Who runs what never changes the results:
 // the stages hand out items that do not depend on one another.
 #include <pthread.h>
 #include <sched.h>
@@ -31,8 +31,8 @@
 // them from the back, the smallest first, so that the owner keeps most of its range, whose data
 // it finds in its own cache, and a helper moves the least of it to its own: measured on an AMD
 // EPYC (Zen 5, 2 vCPUs, KVM), two workers, farm-bench pairs against helping from the front, the
-// 10,000-ball pile at 8 x 4 0.963 to 0.970 of the time (17 of 18 pairs faster), the 100,000-ball
-// pile 0.984, the 256 x 256 cloth 0.974 and 0.991. With more workers than cores, a worker can be
+// 10,000-ball pile at 8 x 4 0.940 to 0.970 of the time (25 of 26 pairs faster), the 100,000-ball
+// pile 0.984, the 256 x 256 cloth 0.968 to 0.991. With more workers than cores, a worker can be
 // off its core for a whole time slice, and a helper takes the largest chunks first instead (from
 // the back, the cloth took 1.13 times as long at three workers on the 2 cores). 64 bytes, so that
 // two workers' cursors never share a cache line.
