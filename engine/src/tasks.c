@@ -12,8 +12,9 @@
 // 4 spent a fifth more CPU in its sweeps at two workers than at one). While a step runs, workers
 // spin between its jobs (its one-thread stretches can last a millisecond, and a sleeping worker
 // takes tens of microseconds to wake: the 100,000-ball pile at 4 x 1 ran 5% faster at two workers
-// for it); between steps they spin for a few microseconds, then sleep on a condition variable. Who runs what never changes the results:
-// the stages hand out items that do not depend on one another.
+// for it); between steps they spin for a few microseconds, then sleep on a condition variable.
+// Who runs what never changes the results: the stages hand out items that do not depend on one
+// another.
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
