@@ -524,6 +524,31 @@ typedef struct scan_place {
 static bool scan_chunks(sinew_world *world, scan_place from, int c1, sinew__distance *to, int *kept_at,
                         int *waiting_at, int64_t *found, int64_t *kept);
 
+// How a scan that makes room as it goes (find_cells) grows the arrays: it has not counted the rest
+// of its contacts yet; it has, and the arrays hold them all; or it grows them by an eighth as it
+// goes (a crowd, which no chunk holds and scan_chunks cannot count, or no memory for the room the
+// count asked for).
+typedef enum scan_room { ROOM_UNCOUNTED, ROOM_COUNTED, ROOM_AS_IT_GOES } scan_room;
+
+// Room for a particle at place `at` with up to `more` pairs after the m contacts found, where the
+// arrays (not yet counted to hold the rest) may not hold them. Counted, the rest of the scan fits:
+// its contacts are found by the same tests, and a particle's writes go at most SINEW__LANES past
+// its last contact. False when memory ran out.
+static bool make_scan_room(sinew_world *world, scan_place at, int c1, int m, int more, scan_room *room)
+{
+    int grown = -1;
+    int64_t rest = 0;
+    if (*room == ROOM_UNCOUNTED && scan_chunks(world, at, c1, NULL, NULL, NULL, &rest, NULL) && rest <= INT32_MAX / 4) {
+        grown = eighths(world->contacts.capacity, m + (int)rest + SINEW__LANES);
+    }
+    const int had = world->contacts.capacity;
+    const bool made = grown >= 0 ? grown <= had || resize_keeping_found(world, m, grown)
+                                 : reserve(world, m, more + SINEW__LANES);
+    world->contacts.scan_growths += world->contacts.capacity != had;
+    *room = made && grown >= 0 ? ROOM_COUNTED : ROOM_AS_IT_GOES;
+    return made;
+}
+
 // The pairs whose first particle lies at or after place `from` and before cell c1, written from
 // out[m] on in the order of the scan (out NULL: the contacts' found array); returns the new m.
 // With limit < 0 (and out NULL) it makes room as it goes (a particle whose room cannot be had is
@@ -539,7 +564,7 @@ static bool scan_chunks(sinew_world *world, scan_place from, int c1, sinew__dist
 static int find_cells(sinew_world *world, sinew__distance *out, scan_place from, int c1, int m, int limit,
                       scan_place *stop)
 {
-    bool counted = false, tried = false; // (the rest of the scan counted; a count tried)
+    scan_room room = ROOM_UNCOUNTED;
     const sinew__grid *g = &world->grid;
     const uint32_t *restrict start = g->cell_start;
 #if SINEW__X86
@@ -565,26 +590,10 @@ static int find_cells(sinew_world *world, sinew__distance *out, scan_place from,
                     *stop = (scan_place){c, q};
                     return m;
                 }
-            } else if (!counted && m + more + SINEW__LANES > world->contacts.capacity) {
-                // Counted, the rest of the scan fits: its contacts are found by the same tests, and
-                // a particle's writes go at most SINEW__LANES past its last contact.
-                // (Counted once: a crowd, which no chunk holds, grows by eighths as it goes.)
-                int64_t rest = 0;
-                const bool known = !tried && scan_chunks(world, (scan_place){c, q}, c1, NULL, NULL, NULL, &rest, NULL);
-                const int room = known && rest <= INT32_MAX / 4
-                                     ? eighths(world->contacts.capacity, m + (int)rest + SINEW__LANES)
-                                     : -1;
-                counted = room >= 0;
-                tried = true;
-                const int had = world->contacts.capacity;
-                const bool made = counted ? room <= had || resize_keeping_found(world, m, room)
-                                          : reserve(world, m, more + SINEW__LANES);
-                world->contacts.scan_growths += world->contacts.capacity != had;
-                if (!made) {
-                    counted = false;
-                    world->dropped_contacts += more; // at most this many
-                    continue;
-                }
+            } else if (room != ROOM_COUNTED && m + more + SINEW__LANES > world->contacts.capacity &&
+                       !make_scan_room(world, (scan_place){c, q}, c1, m, more, &room)) {
+                world->dropped_contacts += more; // at most this many
+                continue;
             }
             sinew__distance *found = out != NULL ? out : world->contacts.found; // (reserve may move it)
 #if SINEW__X86
