@@ -515,6 +515,51 @@ static void a_straight_chain_bends_toward_a_target_on_its_own_line(void **state)
     }
 }
 
+// Targets on the chain's own joints (the base of the last bone, the base, the middle joint), from
+// a chain folded back onto itself (a bone at pi from its parent, a joint on its grandparent) or
+// not, with limits of the whole circle or none: every iterative method answers finite angles in
+// [-pi, pi], and the chain keeps its lengths.
+static void targets_on_the_joints_and_folded_chains_stay_finite(void **state)
+{
+    (void)state;
+    const float folds[3] = {0.0f, 3.14159265f, -3.14159265f};
+    for (int m = 0; m < 3; ++m) {
+        for (int limited = 0; limited < 2; ++limited) {
+            for (int fold = 0; fold < 3; ++fold) {
+                for (int at = 0; at < 3; ++at) {
+                    const int n = 4;
+                    float a[4] = {0.3f, folds[fold], 0.2f, folds[fold]}, lengths[4] = {1.0f, 1.0f, 0.5f, 0.5f};
+                    sinew_ik_chain c = {n, a, lengths, NULL, sinew_vec2_make(0.0f, 0.0f), 0.0f};
+                    sinew_vec2 pts[5];
+                    sinew_ik_chain_points(&c, pts);
+                    const sinew_vec2 target = pts[at == 0 ? n - 1 : (at == 1 ? 0 : 2)];
+                    sinew_ik_limit lim[4] = {{-3.2f, 3.2f}, {-3.2f, 3.2f}, {-3.2f, 3.2f}, {-3.2f, 3.2f}};
+                    for (int k = 0; k < n && limited; ++k) {
+                        lim[k] = (sinew_ik_limit){-3.14159265f, 3.14159265f};
+                    }
+                    sinew_ik_def def = sinew_default_ik_def();
+                    def.method = iterative[m];
+                    def.limits = limited ? lim : NULL;
+                    def.max_iterations = 50;
+                    sinew_ik_result r;
+                    assert_int_equal(sinew_ik_solve(&def, &c, target, &r), SINEW_OK);
+                    assert_true(isfinite(r.distance));
+                    for (int k = 0; k < n; ++k) {
+                        if (!isfinite(a[k]) || a[k] < -3.1416f || a[k] > 3.1416f) {
+                            fail_msg("%s, limits %d, fold %d, target %d: angle %d is %g", method_name[m], limited, fold,
+                                     at, k, (double)a[k]);
+                        }
+                    }
+                    sinew_ik_chain_points(&c, pts);
+                    for (int k = 0; k < n; ++k) {
+                        assert_true(fabsf(sinew_vec2_distance(pts[k], pts[k + 1]) - lengths[k]) < 1e-4f);
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ---- weights ----------------------------------------------------------------------------------
 
 static void weights_damp_ccd_and_weight_zero_joints_do_not_turn(void **state)
@@ -1192,6 +1237,32 @@ static void driving_the_arm_with_fabrik_and_ccd_reaches_and_hands_it_back(void *
         sinew_ik_arm broken = f->ids.arm;
         broken.bones = NULL;
         assert_int_equal(sinew_ik_arm_drive(f->world, &broken, &def, NULL), SINEW_ERR_NULL_ARGUMENT);
+        def.method = SINEW_IK_FABRIK;
+        const int bone_counts[] = {0, -1, SINEW_IK_MAX_BONES + 1};
+        for (int k = 0; k < 3; ++k) {
+            broken = f->ids.arm;
+            broken.bone_count = bone_counts[k];
+            assert_int_equal(sinew_ik_arm_drive(f->world, &broken, &def, NULL), SINEW_ERR_OUT_OF_RANGE);
+            assert_int_equal(sinew_ik_arm_release(f->world, &broken), SINEW_ERR_OUT_OF_RANGE);
+            assert_non_null(strstr(sinew_world_last_error(f->world), "SINEW_IK_MAX_BONES"));
+        }
+        // Values to restore on release that no def would have been given: refused as the def's are.
+        const float bad_values[][3] = {{NAN, 1.0f, 0.0f}, {1.0f, INFINITY, 0.0f}, {1.0f, 1.0f, NAN},
+                                       {0.0f, 1.0f, 0.0f}, {1.0f, 1.5f, 0.0f}, {1.0f, -0.1f, 0.0f},
+                                       {1.0f, 1.0f, -1.0f}};
+        for (int k = 0; k < 7; ++k) {
+            broken = f->ids.arm;
+            broken.weight = bad_values[k][0];
+            broken.target_stiffness = bad_values[k][1];
+            broken.target_compliance = bad_values[k][2];
+            assert_int_equal(sinew_ik_arm_release(f->world, &broken), k < 3 ? SINEW_ERR_NOT_FINITE : SINEW_ERR_OUT_OF_RANGE);
+        }
+        // A bone destroyed under the arm: driving refuses before it moves anything.
+        sinew_distance_def bone;
+        assert_int_equal(sinew_distance_get(f->world, f->ids.arm.bones[1], &bone), SINEW_OK);
+        assert_int_equal(sinew_distance_destroy(f->world, f->ids.arm.bones[1]), SINEW_OK);
+        assert_int_equal(sinew_ik_arm_drive(f->world, &f->ids.arm, &def, NULL), SINEW_ERR_INVALID_ID);
+        assert_non_null(strstr(sinew_world_last_error(f->world), "bone"));
         assert_true(hash_positions(f->world) == before);
         assert_int_equal(sinew_particle_get_weight(f->world, f->ids.particles[3], &w), SINEW_OK);
         assert_true(w == 1.0f);
@@ -1307,6 +1378,7 @@ int main(void)
         cmocka_unit_test(a_bend_direction_bends_the_joints_one_way),
         cmocka_unit_test(a_start_pose_outside_the_limits_is_clamped_into_them),
         cmocka_unit_test(a_straight_chain_bends_toward_a_target_on_its_own_line),
+        cmocka_unit_test(targets_on_the_joints_and_folded_chains_stay_finite),
         cmocka_unit_test(weights_damp_ccd_and_weight_zero_joints_do_not_turn),
         cmocka_unit_test(relaxation_matches_juckett_step_by_step),
         cmocka_unit_test(the_iteration_callback_sees_every_iteration),

@@ -225,6 +225,13 @@ static float stop_at_first(const sinew_ray_hit *hit, void *context)
     return 0.0f;
 }
 
+static float ignore_and_count(const sinew_ray_hit *hit, void *context)
+{
+    (void)hit;
+    *(int *)context += 1;
+    return -1.0f;
+}
+
 static float clip(const sinew_ray_hit *hit, void *context)
 {
     float *closest = context;
@@ -247,6 +254,20 @@ static void the_callback_can_stop_and_clip_and_the_filter_selects(void **state)
     int calls = 0;
     assert_int_equal(sinew_world_cast_ray_all(w, o, d, NULL, stop_at_first, &calls), SINEW_OK);
     assert_int_equal(calls, 1);
+    calls = 0; // -1 ignores each hit and goes on: the five balls and the wall
+    assert_int_equal(sinew_world_cast_ray_all(w, o, d, NULL, ignore_and_count, &calls), SINEW_OK);
+    assert_int_equal(calls, 6);
+    sinew_collider_id far_wall;
+    assert_int_equal(sinew_plane_collider_create(w, &cd, sinew_vec2_make(-1.0f, 0.0f), -18.0f, &far_wall), SINEW_OK);
+    sinew_ray_filter walls_only = sinew_default_ray_filter();
+    walls_only.particles = false;
+    calls = 0; // stopping at a collider's hit: the second wall is not reported
+    assert_int_equal(sinew_world_cast_ray_all(w, o, d, &walls_only, stop_at_first, &calls), SINEW_OK);
+    assert_int_equal(calls, 1);
+    calls = 0;
+    assert_int_equal(sinew_world_cast_ray_all(w, o, d, &walls_only, ignore_and_count, &calls), SINEW_OK);
+    assert_int_equal(calls, 2);
+    assert_int_equal(sinew_collider_destroy(w, far_wall), SINEW_OK);
     float closest = 1.0f;
     assert_int_equal(sinew_world_cast_ray_all(w, o, d, NULL, clip, &closest), SINEW_OK);
     assert_true(fabsf(closest - 1.9f / 20.0f) < 1e-5f);

@@ -901,6 +901,82 @@ static void every_constraint_carries_user_data(void **state)
     sinew_world_destroy(w);
 }
 
+// The accessors refuse a NULL world or output, and ids that are null, stale or forged, with the
+// status the header names, and change nothing: the values they would have set stay, and so does
+// the world.
+static void accessors_refuse_bad_ids_and_outputs_and_change_nothing(void **state)
+{
+    (void)state;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(NULL, &w), SINEW_OK);
+    sinew_particle_id ring[3];
+    for (int k = 0; k < 3; ++k) {
+        sinew_particle_def d = sinew_default_particle_def();
+        d.position = sinew_vec2_make((float)k, k == 1 ? 1.0f : 0.0f);
+        assert_int_equal(sinew_particle_create(w, &d, &ring[k]), SINEW_OK);
+    }
+    int tag = 7;
+    sinew_distance_def dd = sinew_default_distance_def();
+    dd.a = ring[0];
+    dd.b = ring[1];
+    sinew_distance_id dist;
+    assert_int_equal(sinew_distance_create(w, &dd, &dist), SINEW_OK);
+    sinew_pin_def pd = sinew_default_pin_def();
+    pd.particle = ring[0];
+    sinew_pin_id pin;
+    assert_int_equal(sinew_pin_create(w, &pd, &pin), SINEW_OK);
+    sinew_angle_def ad = sinew_default_angle_def();
+    ad.a = ring[0];
+    ad.b = ring[1];
+    ad.c = ring[2];
+    sinew_angle_id angle;
+    assert_int_equal(sinew_angle_create(w, &ad, &angle), SINEW_OK);
+    sinew_area_def ar = sinew_default_area_def();
+    ar.particles = ring;
+    ar.count = 3;
+    ar.user_data = &tag;
+    sinew_area_id area;
+    assert_int_equal(sinew_area_create(w, &ar, &area), SINEW_OK);
+    sinew_collider_def cd = sinew_default_collider_def();
+    sinew_collider_id floor_id;
+    assert_int_equal(sinew_plane_collider_create(w, &cd, sinew_vec2_make(0.0f, 1.0f), -5.0f, &floor_id), SINEW_OK);
+    float rest = 0.0f;
+    assert_int_equal(sinew_area_get_rest(w, area, &rest), SINEW_OK);
+    const world_snapshot before = snapshot(w);
+
+    const sinew_area_id null_area = SINEW_NULL_ID, forged_area = {area.index1, area.generation + 1u};
+    const sinew_pin_id forged_pin = {pin.index1, pin.generation + 1u};
+    const sinew_angle_id forged_angle = {angle.index1, angle.generation + 1u};
+    const sinew_collider_id forged_collider = {floor_id.index1, floor_id.generation + 1u};
+    float got = -1.0f;
+    assert_int_equal(sinew_area_get_rest(NULL, area, &got), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_area_get_rest(w, area, NULL), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_area_get_rest(w, null_area, &got), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_area_get_rest(w, forged_area, &got), SINEW_ERR_INVALID_ID);
+    assert_true(got == -1.0f);
+    assert_int_equal(sinew_area_set_rest(w, forged_area, 2.0f * rest), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_area_set_user_data(w, forged_area, NULL), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_pin_set_user_data(w, forged_pin, &tag), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_angle_set_user_data(w, forged_angle, &tag), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_collider_set_events(w, forged_collider, true), SINEW_ERR_INVALID_ID);
+    assert_int_equal(sinew_distance_get(w, dist, NULL), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_distance_set(w, dist, NULL), SINEW_ERR_NULL_ARGUMENT);
+    sinew_world *copy = OUT_SENTINEL;
+    assert_int_equal(sinew_world_clone(NULL, &copy), SINEW_ERR_NULL_ARGUMENT);
+    assert_ptr_equal(copy, OUT_SENTINEL);
+    assert_int_equal(sinew_world_clone(w, NULL), SINEW_ERR_NULL_ARGUMENT);
+    assert_non_null(strstr(sinew_world_last_error(w), "sinew_world_clone"));
+
+    float still = 0.0f;
+    assert_int_equal(sinew_area_get_rest(w, area, &still), SINEW_OK);
+    assert_true(still == rest);
+    assert_ptr_equal(sinew_area_user_data(w, area), &tag);
+    assert_null(sinew_pin_user_data(w, pin));
+    assert_null(sinew_angle_user_data(w, angle));
+    assert_same_world(before, snapshot(w));
+    sinew_world_destroy(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -924,6 +1000,7 @@ int main(void)
         cmocka_unit_test(every_create_accepts_a_null_out_and_every_status_has_a_name),
         cmocka_unit_test(the_graph_can_be_walked_kind_by_kind),
         cmocka_unit_test(every_constraint_carries_user_data),
+        cmocka_unit_test(accessors_refuse_bad_ids_and_outputs_and_change_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -195,7 +195,7 @@ static sinew_status check_arm_ids(sinew_world *world, const sinew_ik_arm *arm, c
         return sinew__fail(world, SINEW_ERR_NULL_ARGUMENT, who);
     }
     if (arm->bone_count < 1 || arm->bone_count > SINEW_IK_MAX_BONES) {
-        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "ik arm: bone_count in 1..SINEW_SINEW_IK_MAX_BONES_BONES");
+        return sinew__fail(world, SINEW_ERR_OUT_OF_RANGE, "ik arm: bone_count in 1..SINEW_IK_MAX_BONES");
     }
     for (int k = 0; k <= arm->bone_count; ++k) {
         if (!sinew_particle_is_valid(world, arm->particles[k])) {
