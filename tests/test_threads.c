@@ -940,6 +940,184 @@ static void several_worlds_step_at_once(void **state)
     assert_true(jobs[1].hash == run(SINEW_SOLVER_JACOBI, 1, false));
 }
 
+// A task system of the user's own, as a game's would be: threads of its own that take ranges of
+// a task from a shared queue (under a mutex), a handle from enqueue, and a finish that runs the
+// ranges still queued on the calling thread (worker 0), then waits for the others. Every seventh
+// task, and any of one range, it runs inline instead (NULL handle), as the header allows.
+typedef struct user_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t work, done;
+    pthread_t threads[3];
+    int thread_count;
+    bool stop;
+    // The one task in flight (the engine finishes each before it enqueues the next).
+    sinew_task_fn *task;
+    void *task_context;
+    int count, range, next, running; // items, items a range, next item to hand out, ranges not done
+    bool in_flight;
+    // What the pool saw: handles given out and finished, tasks run inline, bad calls.
+    int handles, finished, inline_runs, bad, elsewhere; // (elsewhere: ranges run on the pool's threads)
+} user_pool;
+
+// Takes the next range under the lock; false when the task has none left.
+static bool take_range(user_pool *u, int *start, int *end)
+{
+    if (!u->in_flight || u->next >= u->count) {
+        return false;
+    }
+    *start = u->next;
+    *end = u->next + u->range < u->count ? u->next + u->range : u->count;
+    u->next = *end;
+    return true;
+}
+
+static void run_range(user_pool *u, int start, int end, int worker)
+{
+    sinew_task_fn *task = u->task;
+    void *context = u->task_context;
+    pthread_mutex_unlock(&u->lock);
+    task(start, end, worker, context);
+    pthread_mutex_lock(&u->lock);
+    u->elsewhere += worker > 0;
+    if (--u->running == 0) {
+        pthread_cond_broadcast(&u->done);
+    }
+}
+
+typedef struct user_thread {
+    user_pool *pool;
+    int worker;
+} user_thread;
+
+static void *user_thread_main(void *arg)
+{
+    const user_thread *t = arg;
+    user_pool *u = t->pool;
+    pthread_mutex_lock(&u->lock);
+    while (!u->stop) {
+        int start, end;
+        if (take_range(u, &start, &end)) {
+            run_range(u, start, end, t->worker);
+        } else {
+            pthread_cond_wait(&u->work, &u->lock);
+        }
+    }
+    pthread_mutex_unlock(&u->lock);
+    return NULL;
+}
+
+static void *user_enqueue(sinew_task_fn *task, int count, int min_range, void *task_context, void *user_context)
+{
+    user_pool *u = user_context;
+    pthread_mutex_lock(&u->lock);
+    u->bad += u->in_flight || count <= 0 || min_range <= 0;
+    const int workers = u->thread_count + 1;
+    int range = count / (3 * workers);
+    range = range > min_range ? range : min_range;
+    if (range >= count || (u->handles + u->inline_runs) % 7 == 6) { // run it here
+        u->inline_runs += 1;
+        pthread_mutex_unlock(&u->lock);
+        task(0, count, 0, task_context);
+        return NULL;
+    }
+    u->task = task;
+    u->task_context = task_context;
+    u->count = count;
+    u->range = range;
+    u->next = 0;
+    u->running = (count + range - 1) / range;
+    u->in_flight = true;
+    u->handles += 1;
+    pthread_cond_broadcast(&u->work);
+    pthread_mutex_unlock(&u->lock);
+    return u;
+}
+
+static void user_finish(void *user_task, void *user_context)
+{
+    user_pool *u = user_context;
+    pthread_mutex_lock(&u->lock);
+    u->bad += user_task != u || !u->in_flight;
+    int start, end;
+    while (take_range(u, &start, &end)) {
+        run_range(u, start, end, 0);
+    }
+    while (u->running > 0) {
+        pthread_cond_wait(&u->done, &u->lock);
+    }
+    u->in_flight = false;
+    u->finished += 1;
+    pthread_mutex_unlock(&u->lock);
+}
+
+static void user_pool_start(user_pool *u, user_thread *args, int threads)
+{
+    memset(u, 0, sizeof *u);
+    assert_int_equal(pthread_mutex_init(&u->lock, NULL), 0);
+    assert_int_equal(pthread_cond_init(&u->work, NULL), 0);
+    assert_int_equal(pthread_cond_init(&u->done, NULL), 0);
+    u->thread_count = threads;
+    for (int k = 0; k < threads; ++k) {
+        args[k] = (user_thread){u, k + 1};
+        assert_int_equal(pthread_create(&u->threads[k], NULL, user_thread_main, &args[k]), 0);
+    }
+}
+
+static void user_pool_stop(user_pool *u)
+{
+    pthread_mutex_lock(&u->lock);
+    u->stop = true;
+    pthread_cond_broadcast(&u->work);
+    pthread_mutex_unlock(&u->lock);
+    for (int k = 0; k < u->thread_count; ++k) {
+        assert_int_equal(pthread_join(u->threads[k], NULL), 0);
+    }
+    pthread_cond_destroy(&u->done);
+    pthread_cond_destroy(&u->work);
+    pthread_mutex_destroy(&u->lock);
+}
+
+// The scene of any_worker_count_gives_the_same_state (a pile and a cloth over it) in both modes,
+// stepped through a task system of the user's own with 1 and 3 threads besides the stepping one:
+// the state of the built-in pool's one worker, every handle finished once, and some tasks run
+// on the user's threads.
+static void a_task_system_of_the_users_own_gives_the_same_state(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        const uint64_t one = run((sinew_solver_mode)mode, 1, false);
+        for (int threads = 1; threads <= 3; threads += 2) {
+            user_pool u;
+            user_thread args[3];
+            user_pool_start(&u, args, threads);
+            sinew_world_def wd = sinew_default_world_def();
+            wd.solver.mode = (sinew_solver_mode)mode;
+            wd.workers = threads + 1;
+            wd.enqueue_task = user_enqueue;
+            wd.finish_task = user_finish;
+            wd.task_context = &u;
+            sinew_world *w = NULL;
+            assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+            w->tasks.grain = 1000; // as scene(): every stage splits
+            sinew_pile_def pd = sinew_default_pile_def();
+            pd.count = 400;
+            assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+            sinew_cloth_def cd = sinew_default_cloth_def();
+            cd.columns = cd.rows = 20;
+            cd.origin = sinew_vec2_make(2.0f, 30.0f);
+            assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+            step_world(w, 90);
+            assert_true(hash_positions(w) == one);
+            sinew_world_destroy(w);
+            user_pool_stop(&u);
+            assert_int_equal(u.bad, 0);
+            assert_true(u.handles > 1000);
+            assert_int_equal(u.finished, u.handles);
+            assert_true(u.elsewhere > 0 && u.inline_runs > 0);
+        }
+    }
+}
+
 // With an argument "K/N" (1 <= K <= N), only the tests whose place in the list is K modulo N run:
 // tests/run runs the threaded tests under ThreadSanitizer in two such parts at once.
 int main(int argc, char **argv)
@@ -966,6 +1144,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bands_whose_arrays_cannot_grow_go_on_on_one_thread),
         cmocka_unit_test(bad_thread_settings_are_refused),
         cmocka_unit_test(the_profile_adds_up_and_profiling_changes_nothing),
+        cmocka_unit_test(a_task_system_of_the_users_own_gives_the_same_state),
     };
     const int count = (int)(sizeof tests / sizeof tests[0]);
     int part = 1, parts = 1;
