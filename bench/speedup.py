@@ -2,6 +2,7 @@
 """One worker against two, side by side in one run (docs/threads.md, "Measured").
 
     bench/speedup.py [--rounds R] [--bench PATH] [--box2d PATH] [--scenes a,b,...] [--side-by-side]
+                     [--gaps SECONDS]
 
 Runs every scene at 1 and at 2 workers, round after round (which count goes first alternates from
 one round to the next, so a drift of the machine's speed falls on both), and prints one JSON object
@@ -16,11 +17,18 @@ With --side-by-side, each round also runs two one-worker copies of every scene a
 one-worker run's) and `ceiling` (2 / side_by_side): what two cores give two processes that share
 nothing but the machine's caches and memory, the most two workers could give if nothing of the
 step stayed on one thread, no worker waited and no ball were written by both cores.
+
+With --gaps S, each round first runs sinew-host-gaps (built beside sinew-bench) for S seconds on
+every CPU, and a last line gives the share of the CPUs' time the machine took away in gaps of over
+10 us (the median and the range over the rounds): a busy host's gaps hold up every barrier of a
+two-worker step, so speed-ups are worth comparing only between runs with like shares.
 """
 import argparse
 import concurrent.futures
 import json
+import os
 import statistics
+import subprocess
 import sys
 
 from bench_runs import DEFAULT_BENCH, box2d3, sinew_bench
@@ -44,6 +52,13 @@ def box2d_run(harness, n, steps, threads):
     return float(box2d3(harness, ["pile", str(n), str(threads)], steps)["ms_per_step"]), None
 
 
+def host_gaps(bench, seconds):
+    """sinew-host-gaps beside `bench`, on every CPU for `seconds`: the mean share of time lost."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(bench)), "sinew-host-gaps")
+    out = subprocess.run([tool, "--seconds", str(seconds)], capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["lost_share"]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=9)
@@ -52,6 +67,8 @@ def main():
     p.add_argument("--scenes", help="comma-separated names among: " + ", ".join(list(SCENES) + list(BOX2D)))
     p.add_argument("--side-by-side", action="store_true",
                    help="also run two one-worker copies at once each round (adds side_by_side and ceiling)")
+    p.add_argument("--gaps", type=float, metavar="SECONDS",
+                   help="measure the host's gaps (sinew-host-gaps) for SECONDS at the start of each round")
     o = p.parse_args()
     runs = {k: (lambda t, a=a: sinew_run(o.bench, a, t)) for k, a in SCENES.items()}
     if o.box2d:
@@ -65,7 +82,10 @@ def main():
     ms = {k: {1: [], 2: []} for k in runs}
     same = {k: True for k in runs}
     pair = {k: [] for k in runs}  # per round: the two copies' mean ms over the lone one-worker run's
+    gaps = []
     for r in range(o.rounds):
+        if o.gaps:
+            gaps.append(host_gaps(o.bench, o.gaps))
         for k, run in runs.items():
             got = {}
             for t in ((1, 2) if r % 2 == 0 else (2, 1)):
@@ -90,6 +110,10 @@ def main():
             row["side_by_side"] = round(statistics.median(pair[k]), 3)
             row["ceiling"] = round(2.0 / statistics.median(pair[k]), 3)
         print(json.dumps(row))
+    if gaps:
+        print(json.dumps({"tool": "host_gaps", "rounds": o.rounds, "seconds": o.gaps,
+                          "lost_share": round(statistics.median(gaps), 4), "lost_share_min": round(min(gaps), 4),
+                          "lost_share_max": round(max(gaps), 4)}))
 
 
 if __name__ == "__main__":
