@@ -901,9 +901,9 @@ static void every_constraint_carries_user_data(void **state)
     sinew_world_destroy(w);
 }
 
-// The accessors refuse a NULL world or output, and ids that are null, stale or forged, with the
-// status the header names, and change nothing: the values they would have set stay, and so does
-// the world.
+// The accessors refuse a NULL world or output, and ids that are null or of a generation never
+// issued, with the status the header names, and change nothing: the values they would have set
+// stay, and so does the world.
 static void accessors_refuse_bad_ids_and_outputs_and_change_nothing(void **state)
 {
     (void)state;
