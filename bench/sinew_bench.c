@@ -28,6 +28,7 @@
 #include <sinew/sinew.h>
 
 #include "pile_metrics.h"
+#include "pile_svg.h"
 #include "bench_util.h"
 #include "bench_ik3.h"
 
@@ -40,6 +41,7 @@ typedef struct options {
     const char *method, *start; // ik: solver method and start pose
     int cap;                    // ik: max iterations per solve
     const char *save_world;     // --save-world FILE: the world after the run, for sinew-tune --world
+    const char *svg;            // --svg FILE (pile): a picture of the end state, balls coloured by speed
     float contact_speed;        // m/s, see sinew_world_def.contact_speed
     float damping;              // 1/s, see sinew_world_def.damping
     int sample_every;           // --sample-every K: the pile's quality every K steps (0: none)
@@ -50,7 +52,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: sinew-bench --scene rope|cloth|pile|softbody|cloth-tear [--n N | --size WxH] [--rings K]\n"
                "                   [--mode gs|gs-alt|gs-shuffle|jacobi] [--iterations K] [--substeps S] [--omega W]\n"
-               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--profile stages|jobs] [--contact-speed M_PER_S|inf] [--damping PER_S] [--save-world FILE]\n"
+               "                   [--steps N] [--repeat R] [--tethers] [--link-forces] [--user-order] [--threads N] [--profile stages|jobs] [--contact-speed M_PER_S|inf] [--damping PER_S] [--save-world FILE] [--svg FILE]\n"
                "                   [--sample-every K] (pile)\n"
                "       sinew-bench --scene ik [--n BONES] --method relaxation|fabrik|ccd|two-bone --start cold|warm\n"
                "                   [--cap K] [--steps SOLVES] [--repeat R]\n"
@@ -427,6 +429,10 @@ static int run(const options *o, int iteration)
         if (print_pile_quality(world, &layout) != 0) {
             return 1;
         }
+        if (o->svg != NULL && iteration == 0 && pile_svg_write(world, &layout, o->svg, 1200) != 0) {
+            fprintf(stderr, "sinew-bench: cannot write the picture to %s\n", o->svg);
+            return 1;
+        }
         printf(",");
     } else if (is_soft) {
         double min_ratio = 1e9, sum_ratio = 0.0;
@@ -604,7 +610,7 @@ int main(int argc, char **argv)
 {
     const sinew_solver_def defaults = sinew_default_solver_def();
     options o = {"rope", 1000, 100, 100, 100, 0, 0, 0, 1, "gs", defaults.iterations, defaults.substeps, 600, 1, defaults.jacobi_omega,
-                 "fabrik", "cold", 1000, NULL, sinew_default_world_def().contact_speed, 0.0f, 0, 0};
+                 "fabrik", "cold", 1000, NULL, NULL, sinew_default_world_def().contact_speed, 0.0f, 0, 0};
     int steps_given = 0, substeps_given = 0, iterations_given = 0, n_given = 0;
     for (int k = 1; k < argc; ++k) {
         const char *a = argv[k];
@@ -628,6 +634,8 @@ int main(int argc, char **argv)
             o.scene = v;
         } else if (strcmp(a, "--save-world") == 0) {
             o.save_world = v;
+        } else if (strcmp(a, "--svg") == 0) {
+            o.svg = v;
         } else if (strcmp(a, "--rings") == 0) {
             ok = bench_parse_int(v, 1, 100000, &o.rings);
         } else if (strcmp(a, "--n") == 0) {
