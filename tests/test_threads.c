@@ -34,10 +34,11 @@ static void set_steps(sinew_world *w, int substeps, int iterations)
     assert_int_equal(sinew_world_set_solver(w, &sd), SINEW_OK);
 }
 
-// A pile and a cloth over it, both solver modes: distances, contacts, collider contacts.
-static sinew_world *scene(sinew_solver_mode mode, int workers)
+// A pile and a cloth over it, both solver modes: distances, contacts, collider contacts. Small:
+// the world's stages hand out items of a thousandth of the engine's size, so that every one splits.
+static void add_scene(sinew_world *w)
 {
-    sinew_world *w = threaded_world(mode, workers, 1000); // small scenes: every stage splits
+    w->tasks.grain = 1000;
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 400;
     assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
@@ -45,6 +46,12 @@ static sinew_world *scene(sinew_solver_mode mode, int workers)
     cd.columns = cd.rows = 20;
     cd.origin = sinew_vec2_make(2.0f, 30.0f);
     assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+}
+
+static sinew_world *scene(sinew_solver_mode mode, int workers)
+{
+    sinew_world *w = threaded_world(mode, workers, 1);
+    add_scene(w);
     return w;
 }
 
@@ -1098,14 +1105,7 @@ static void a_task_system_of_the_users_own_gives_the_same_state(void **state)
             wd.task_context = &u;
             sinew_world *w = NULL;
             assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-            w->tasks.grain = 1000; // as scene(): every stage splits
-            sinew_pile_def pd = sinew_default_pile_def();
-            pd.count = 400;
-            assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-            sinew_cloth_def cd = sinew_default_cloth_def();
-            cd.columns = cd.rows = 20;
-            cd.origin = sinew_vec2_make(2.0f, 30.0f);
-            assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+            add_scene(w);
             step_world(w, 90);
             assert_true(hash_positions(w) == one);
             sinew_world_destroy(w);

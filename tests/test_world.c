@@ -916,11 +916,7 @@ static void accessors_refuse_bad_ids_and_outputs_and_change_nothing(void **state
         assert_int_equal(sinew_particle_create(w, &d, &ring[k]), SINEW_OK);
     }
     int tag = 7;
-    sinew_distance_def dd = sinew_default_distance_def();
-    dd.a = ring[0];
-    dd.b = ring[1];
-    sinew_distance_id dist;
-    assert_int_equal(sinew_distance_create(w, &dd, &dist), SINEW_OK);
+    const sinew_distance_id dist = make_link(w, ring[0], ring[1]);
     sinew_pin_def pd = sinew_default_pin_def();
     pd.particle = ring[0];
     sinew_pin_id pin;
