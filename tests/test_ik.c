@@ -1107,6 +1107,9 @@ static void bad_arm_defs_are_refused_and_leave_the_world_as_it_was(void **state)
     REFUSED(SINEW_ERR_OUT_OF_RANGE, d.radius = -0.1f);
     REFUSED(SINEW_ERR_OUT_OF_RANGE, d.target_stiffness = 2.0f);
     REFUSED(SINEW_ERR_OUT_OF_RANGE, d.limit_stiffness = -0.5f);
+    REFUSED(SINEW_ERR_OUT_OF_RANGE, d.target_max_force = 0.0f);
+    REFUSED(SINEW_ERR_OUT_OF_RANGE, d.target_max_force = -1.0f);
+    REFUSED(SINEW_ERR_OUT_OF_RANGE, d.target_max_force = NAN);
 #undef REFUSED
     assert_int_equal(sinew_ik_arm_create(NULL, NULL, NULL), SINEW_ERR_NULL_ARGUMENT);
     assert_int_equal(sinew_ik_arm_create(w, NULL, NULL), SINEW_ERR_NULL_ARGUMENT);

@@ -375,6 +375,15 @@ static void truncated_buffers_are_refused_and_leak_nothing(void **state)
     sinew_world_destroy(w);
 }
 
+// An enqueue callback for a def that lacks its finish (never called: the def is refused).
+static void *half_enqueue(sinew_task_fn *task, int count, int min_range, void *task_context, void *user_context)
+{
+    (void)min_range;
+    (void)user_context;
+    task(0, count, 0, task_context);
+    return NULL;
+}
+
 static void corrupted_foreign_and_newer_buffers_are_refused_with_their_status(void **state)
 {
     (void)state;
@@ -416,6 +425,27 @@ static void corrupted_foreign_and_newer_buffers_are_refused_with_their_status(vo
         bad[k] = (uint8_t)next_random(&rng);
     }
     assert_int_equal(load_counted(bad, size), SINEW_ERR_SNAPSHOT_FOREIGN);
+    // Shorter than the header: foreign unless it begins as a snapshot does (then truncated).
+    for (size_t cut = 1; cut < 24; cut += 5) {
+        assert_int_equal(load_counted(bad, cut), SINEW_ERR_SNAPSHOT_FOREIGN);
+        assert_int_equal(load_counted(buf, cut), SINEW_ERR_SNAPSHOT_TRUNCATED);
+    }
+    // No buffer, no out, or a def whose allocator or task system is half given: refused before
+    // reading.
+    sinew_world *out = NULL;
+    assert_int_equal(sinew_world_load(NULL, size, NULL, &out), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_world_load(buf, size, NULL, NULL), SINEW_ERR_NULL_ARGUMENT);
+    sinew_world_def half = sinew_default_world_def();
+    counting_allocator c;
+    half.allocator = counting_allocator_make(&c);
+    half.allocator.free = NULL;
+    assert_int_equal(sinew_world_load(buf, size, &half, &out), SINEW_ERR_NULL_ARGUMENT);
+    half = sinew_default_world_def();
+    half.finish_task = NULL;
+    half.enqueue_task = half_enqueue;
+    assert_int_equal(sinew_world_load(buf, size, &half, &out), SINEW_ERR_NULL_ARGUMENT);
+    assert_null(out);
+    assert_int_equal(sinew_snapshot_check(NULL, size, &why), SINEW_ERR_NULL_ARGUMENT);
     free(bad);
     free(buf);
     sinew_world_destroy(w);

@@ -962,6 +962,14 @@ static void accessors_refuse_bad_ids_and_outputs_and_change_nothing(void **state
     assert_ptr_equal(copy, OUT_SENTINEL);
     assert_int_equal(sinew_world_clone(w, NULL), SINEW_ERR_NULL_ARGUMENT);
     assert_non_null(strstr(sinew_world_last_error(w), "sinew_world_clone"));
+    // No world at all.
+    assert_int_equal(sinew_area_set_rest(NULL, area, 2.0f * rest), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_area_set_user_data(NULL, area, NULL), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_pin_set_user_data(NULL, pin, &tag), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_angle_set_user_data(NULL, angle, &tag), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_distance_set_user_data(NULL, dist, &tag), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_distance_destroy(NULL, dist), SINEW_ERR_NULL_ARGUMENT);
+    assert_int_equal(sinew_collider_set_events(NULL, floor_id, true), SINEW_ERR_NULL_ARGUMENT);
 
     float still = 0.0f;
     assert_int_equal(sinew_area_get_rest(w, area, &still), SINEW_OK);

@@ -3,9 +3,9 @@
 // the positions decide. Particles outside the grid (not colliding) are checked one by one.
 #include "world_internal.h"
 
-typedef bool (*visitor)(void *ctx, int index);
+typedef void (*visitor)(void *ctx, int index);
 
-// Calls visit for every particle that may lie in [min, max]; stops when visit returns false.
+// Calls visit for every particle that may lie in [min, max].
 static void visit_box(const sinew_world *world, sinew_vec2 min, sinew_vec2 max, visitor visit, void *ctx)
 {
     const sinew__particles *p = &world->particles;
@@ -23,18 +23,14 @@ static void visit_box(const sinew_world *world, sinew_vec2 min, sinew_vec2 max, 
             for (int cx = cx0; cx <= cx1; ++cx) {
                 const int c = cy * g->nx + cx;
                 for (uint32_t q = g->cell_start[c]; q < g->cell_start[c + 1]; ++q) {
-                    if (!visit(ctx, (int)p->sorted[q])) {
-                        return;
-                    }
+                    visit(ctx, (int)p->sorted[q]);
                 }
             }
         }
     }
     for (int i = 0; i < p->count; ++i) {
         if (!grid || (p->flags[i] & SINEW_PARTICLE_COLLIDES) == 0u) { // (not in the grid; flags are as built)
-            if (!visit(ctx, i)) {
-                return;
-            }
+            visit(ctx, i);
         }
     }
 }
@@ -48,7 +44,7 @@ typedef struct collect {
     int capacity, count;
 } collect;
 
-static bool collect_one(void *ctx, int i)
+static void collect_one(void *ctx, int i)
 {
     collect *c = ctx;
     const float x = c->world->particles.x[i], y = c->world->particles.y[i];
@@ -60,7 +56,6 @@ static bool collect_one(void *ctx, int i)
         }
         c->count += 1;
     }
-    return true;
 }
 
 static sinew_status check_out(const sinew_world *world, const sinew_particle_id *out, int capacity, const int *count)
@@ -117,7 +112,7 @@ typedef struct nearest {
     int best;
 } nearest;
 
-static bool nearest_one(void *ctx, int i)
+static void nearest_one(void *ctx, int i)
 {
     nearest *n = ctx;
     const float dx = n->world->particles.x[i] - n->point.x, dy = n->world->particles.y[i] - n->point.y;
@@ -126,7 +121,6 @@ static bool nearest_one(void *ctx, int i)
         n->best2 = d2;
         n->best = i;
     }
-    return true;
 }
 
 sinew_status sinew_world_query_nearest(const sinew_world *world, sinew_vec2 point, float max_distance,
