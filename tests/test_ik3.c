@@ -1002,6 +1002,69 @@ static void unlimited_chains_reach_and_point_at_far_targets(void **state)
     }
 }
 
+// Degenerate start poses: a link turned half round about an axis across its own (its twist, x = w
+// = 0, counts as 0), with and without a twist range that excludes 0; and rotations off unit by
+// 5e-4 (accepted, normalised): every method answers unit rotations, within the limits, and the
+// near-unit chain ends where the unit one does.
+static void half_turns_and_near_unit_rotations_are_solved(void **state)
+{
+    (void)state;
+    assert_true(sinew_ik3_twist((sinew_quat){0.0f, 1.0f, 0.0f, 0.0f}) == 0.0f);
+    sinew_ik3_limit_def ld = sinew_default_ik3_limit_def();
+    ld.twist_limited = true;
+    ld.twist_min = 0.2f;
+    ld.twist_max = 0.5f;
+    sinew_ik3_limit lim;
+    assert_int_equal(sinew_ik3_limit_init(&ld, &lim), SINEW_OK);
+    const sinew_quat half_turns[2] = {{0.0f, 1.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 1.0f, 0.0f}};
+    for (int method = 0; method < 2; ++method) {
+        for (int h = 0; h < 2; ++h) {
+            for (int limited = 0; limited < 2; ++limited) {
+                sinew_ik3_link links[3];
+                for (int k = 0; k < 3; ++k) {
+                    links[k] = sinew_default_ik3_link();
+                    links[k].rotation = k == 1 ? half_turns[h] : sinew_quat_identity();
+                    links[k].limit = limited && k == 1 ? &lim : NULL;
+                }
+                sinew_ik3_chain c = {3, links, sinew_vec3_make(0, 0, 0), sinew_quat_identity()};
+                sinew_ik3_def def = sinew_default_ik3_def();
+                def.method = (sinew_ik3_method)method;
+                sinew_ik3_result r;
+                assert_int_equal(sinew_ik3_solve(&def, &c, sinew_vec3_make(1.0f, 1.5f, 0.5f), &r), SINEW_OK);
+                assert_true(isfinite(r.distance));
+                for (int k = 0; k < 3; ++k) {
+                    const sinew_quat q = links[k].rotation;
+                    assert_true(fabs(sqrt((double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z + (double)q.w * q.w) -
+                                     1.0) < 1e-6);
+                }
+                assert_limits_hold(&c, method_name[method], h);
+            }
+        }
+        // Near unit: the same answer as unit, to float rounding.
+        uint64_t s = 77u;
+        sinew_ik3_link unit[4], near[4];
+        for (int k = 0; k < 4; ++k) {
+            unit[k] = sinew_default_ik3_link();
+            unit[k].rotation = random_rotation(&s);
+            near[k] = unit[k];
+            const float g = 1.0005f;
+            near[k].rotation = (sinew_quat){g * unit[k].rotation.x, g * unit[k].rotation.y, g * unit[k].rotation.z,
+                                            g * unit[k].rotation.w};
+        }
+        sinew_ik3_chain cu = {4, unit, sinew_vec3_make(0, 0, 0), sinew_quat_identity()};
+        sinew_ik3_chain cn = {4, near, sinew_vec3_make(0, 0, 0), sinew_quat_identity()};
+        sinew_ik3_def def = sinew_default_ik3_def();
+        def.method = (sinew_ik3_method)method;
+        sinew_ik3_result ru, rn;
+        const sinew_vec3 target = sinew_vec3_make(1.5f, -1.0f, 2.0f);
+        assert_int_equal(sinew_ik3_solve(&def, &cu, target, &ru), SINEW_OK);
+        assert_int_equal(sinew_ik3_solve(&def, &cn, target, &rn), SINEW_OK);
+        const d3 eu = of(end_effector(&cu)), en = of(end_effector(&cn));
+        assert_true(ru.reached && rn.reached);
+        assert_true(sqrt(dot3(add3(eu, scale3(en, -1.0)), add3(eu, scale3(en, -1.0)))) < 1e-5);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1017,6 +1080,7 @@ int main(void)
         cmocka_unit_test(a_fifteen_link_arm_follows_a_moving_target_smoothly),
         cmocka_unit_test(two_bone_reaches_and_bends_toward_the_pole),
         cmocka_unit_test(the_callback_sees_every_iteration_and_solves_are_deterministic),
+        cmocka_unit_test(half_turns_and_near_unit_rotations_are_solved),
         cmocka_unit_test(unlimited_chains_reach_and_point_at_far_targets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
