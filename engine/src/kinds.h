@@ -4,7 +4,7 @@
 
 #include "links.h"
 #include "particles.h"
-#include "snapshot.h"
+#include "serial.h"
 
 typedef struct sinew__distances {
     sinew__store store;     // the count is l.count
@@ -122,9 +122,9 @@ typedef struct sinew__kind_ops {
     // what it made is last). NULL for kinds rebuilt every step.
     void (*truncate)(sinew_world *world, int count);
     void (*free)(sinew_world *world);
-    // Snapshots (snapshot.c): writes the kind's state; reads it back into a world that has its
-    // particles and no constraint of the kind, checking every value (false, r failed, when the
-    // snapshot is invalid). NULL for kinds rebuilt every step.
+    // Snapshots (snapshot.c, through serial.h's streams): writes the kind's state; reads it back
+    // into a world that has its particles and no constraint of the kind, checking every value
+    // (false, r failed, when the snapshot is invalid). NULL for kinds rebuilt every step.
     void (*save)(const sinew_world *world, sinew__writer *w);
     bool (*load)(sinew_world *world, sinew__reader *r);
 } sinew__kind_ops;

@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 
 #include "core.h"
-#include "snapshot.h"
+#include "serial.h"
 
 typedef struct sinew__jacobi_sum {
     double dx, dy; // corrections summed this iteration
