@@ -20,8 +20,10 @@ step stayed on one thread, no worker waited and no ball were written by both cor
 
 With --gaps S, each round first runs sinew-host-gaps (built beside sinew-bench) for S seconds on
 every CPU, and a last line gives the share of the CPUs' time the machine took away in gaps of over
-10 us (the median and the range over the rounds): a busy host's gaps hold up every barrier of a
-two-worker step, so speed-ups are worth comparing only between runs with like shares.
+10 us and the round trip of a flag between two CPUs (the medians and the ranges over the rounds,
+and each round's): a busy host's gaps hold up every barrier of a two-worker step, and a dear round
+trip makes every barrier dearer, so speed-ups are worth comparing only between runs on like hosts.
+Each scene's line lists its rounds' speed-ups in order (`by_round`), to set beside them.
 """
 import argparse
 import concurrent.futures
@@ -39,6 +41,14 @@ SCENES = {
     "cloth-256-gs": "--scene cloth --size 256x256 --steps 60",
     "cloth-256-jacobi": "--scene cloth --size 256x256 --steps 60 --mode jacobi",
     "pile-10000-8x4-jacobi": "--scene pile --n 10000 --substeps 8 --iterations 4 --steps 300 --mode jacobi",
+    # small scenes, at their defaults: issue 22 asks that none be slower with two workers than with one
+    "rope-1000": "--scene rope --n 1000",
+    "cloth-40": "--scene cloth --size 40x40",
+    "cloth-40-jacobi": "--scene cloth --size 40x40 --mode jacobi",
+    "cloth-tear-40": "--scene cloth-tear --size 40x40",
+    "softbody": "--scene softbody",
+    "pile-1000": "--scene pile --n 1000",
+    "pile-3000": "--scene pile --n 3000",
 }
 BOX2D = {"box2d-pile-10000": (10000, 600), "box2d-pile-100000": (100000, 120)}
 
@@ -53,10 +63,12 @@ def box2d_run(harness, n, steps, threads):
 
 
 def host_gaps(bench, seconds):
-    """sinew-host-gaps beside `bench`, on every CPU for `seconds`: the mean share of time lost."""
+    """sinew-host-gaps beside `bench`, on every CPU for `seconds`: the mean share of time lost, and
+    the median round trip between two CPUs in ns (None with one CPU)."""
     tool = os.path.join(os.path.dirname(os.path.abspath(bench)), "sinew-host-gaps")
     out = subprocess.run([tool, "--seconds", str(seconds)], capture_output=True, text=True, check=True).stdout
-    return json.loads(out.strip().splitlines()[-1])["lost_share"]
+    d = json.loads(out.strip().splitlines()[-1])
+    return d["lost_share"], d.get("round_trip_ns", {}).get("median")
 
 
 def main():
@@ -82,10 +94,13 @@ def main():
     ms = {k: {1: [], 2: []} for k in runs}
     same = {k: True for k in runs}
     pair = {k: [] for k in runs}  # per round: the two copies' mean ms over the lone one-worker run's
-    gaps = []
+    gaps, trips = [], []
     for r in range(o.rounds):
         if o.gaps:
-            gaps.append(host_gaps(o.bench, o.gaps))
+            lost, trip = host_gaps(o.bench, o.gaps)
+            gaps.append(lost)
+            if trip is not None:
+                trips.append(trip)
         for k, run in runs.items():
             got = {}
             for t in ((1, 2) if r % 2 == 0 else (2, 1)):
@@ -103,7 +118,7 @@ def main():
         row = {"scene": k, "rounds": o.rounds, "ms_per_step_1": round(statistics.median(one), 3),
                "ms_per_step_2": round(statistics.median(two), 3), "speedup": round(statistics.median(ratios), 3),
                "speedup_fastest": round(min(one) / min(two), 3), "speedup_min": round(min(ratios), 3),
-               "speedup_max": round(max(ratios), 3)}
+               "speedup_max": round(max(ratios), 3), "by_round": [round(x, 3) for x in ratios]}
         if not k.startswith("box2d"):
             row["same_bits"] = same[k]
         if o.side_by_side:
@@ -111,9 +126,13 @@ def main():
             row["ceiling"] = round(2.0 / statistics.median(pair[k]), 3)
         print(json.dumps(row))
     if gaps:
-        print(json.dumps({"tool": "host_gaps", "rounds": o.rounds, "seconds": o.gaps,
-                          "lost_share": round(statistics.median(gaps), 4), "lost_share_min": round(min(gaps), 4),
-                          "lost_share_max": round(max(gaps), 4)}))
+        row = {"tool": "host_gaps", "rounds": o.rounds, "seconds": o.gaps,
+               "lost_share": round(statistics.median(gaps), 4), "lost_share_min": round(min(gaps), 4),
+               "lost_share_max": round(max(gaps), 4)}
+        if trips:
+            row.update({"round_trip_ns": statistics.median(trips), "round_trip_ns_min": min(trips),
+                        "round_trip_ns_max": max(trips), "round_trip_ns_by_round": trips})
+        print(json.dumps(row))
 
 
 if __name__ == "__main__":
