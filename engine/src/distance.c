@@ -101,7 +101,8 @@ static sinew_status fit_scratch(sinew_world *world)
     return s;
 }
 
-sinew_status sinew__distances_scratch_need(sinew_world *world, unsigned needs)
+// The links' part of the scratch groups (sinew__kind_ops.scratch_need).
+static sinew_status distances_scratch_need(sinew_world *world, unsigned needs)
 {
     int g = 0;
     sinew_status s = SINEW_OK;
@@ -120,7 +121,7 @@ sinew_status sinew__distances_scratch_need(sinew_world *world, unsigned needs)
     return s;
 }
 
-void sinew__distances_scratch_drop(sinew_world *world, unsigned needs)
+static void distances_scratch_drop(sinew_world *world, unsigned needs)
 {
     for (int g = 0; g < 3; ++g) {
         if ((needs & group_need[g]) != 0u) {
@@ -787,4 +788,6 @@ const sinew__kind_ops sinew__distance_kind = {
     .save = distances_save,
     .load = distances_load,
     .truncate = distances_truncate,
+    .scratch_need = distances_scratch_need,
+    .scratch_drop = distances_scratch_drop,
 };

@@ -122,6 +122,11 @@ typedef struct sinew__kind_ops {
     // what it made is last). NULL for kinds rebuilt every step.
     void (*truncate)(sinew_world *world, int count);
     void (*free)(sinew_world *world);
+    // The kind's part of the scratch groups (sinew__scratch_need and sinew__scratch_drop, particle.c):
+    // room for its per-element arrays of the groups in `needs`, and their release. On failure none
+    // of those `needs` asked for is allocated. NULL for kinds with no per-element scratch.
+    sinew_status (*scratch_need)(sinew_world *world, unsigned needs);
+    void (*scratch_drop)(sinew_world *world, unsigned needs);
     // Snapshots (snapshot.c, through serial.h's streams): writes the kind's state; reads it back
     // into a world that has its particles and no constraint of the kind, checking every value
     // (false, r failed, when the snapshot is invalid). NULL for kinds rebuilt every step.
@@ -153,10 +158,6 @@ void sinew__distances_adjacency(sinew_world *world);
 // movable particle; see distance.c.
 void sinew__distances_colour(sinew_world *world);
 sinew_status sinew__distances_reserve(sinew_world *world, int capacity);
-// The per-link part of sinew__scratch_need and sinew__scratch_drop (the groups of `needs` with
-// per-link arrays). On failure none of those `needs` asked for is allocated.
-sinew_status sinew__distances_scratch_need(sinew_world *world, unsigned needs);
-void sinew__distances_scratch_drop(sinew_world *world, unsigned needs);
 sinew_status sinew__pins_reserve(sinew_world *world, int capacity);
 // End of a step: removes the links whose smoothed strain passed their tear ratio, into world->tears.
 void sinew__distances_tear(sinew_world *world);

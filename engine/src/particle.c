@@ -270,6 +270,23 @@ static sinew_status reserve(sinew_world *world, int needed)
     return s;
 }
 
+// Each kind's part of the fresh groups, in the order of sinew__kinds; when one fails, the parts of
+// the kinds before it are dropped again (it dropped its own).
+static sinew_status kinds_scratch_need(sinew_world *world, unsigned fresh)
+{
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        if (sinew__kinds[t]->scratch_need != NULL && sinew__kinds[t]->scratch_need(world, fresh) != SINEW_OK) {
+            for (int u = 0; u < t; ++u) {
+                if (sinew__kinds[u]->scratch_drop != NULL) {
+                    sinew__kinds[u]->scratch_drop(world, fresh);
+                }
+            }
+            return SINEW_ERR_OUT_OF_MEMORY;
+        }
+    }
+    return SINEW_OK;
+}
+
 sinew_status sinew__scratch_need(sinew_world *world, unsigned needs)
 {
     sinew__particles *p = &world->particles;
@@ -288,7 +305,7 @@ sinew_status sinew__scratch_need(sinew_world *world, unsigned needs)
         }
     }
     if (s == SINEW_OK) {
-        s = sinew__distances_scratch_need(world, fresh);
+        s = kinds_scratch_need(world, fresh);
     }
     if (s != SINEW_OK) {
         for (int k = 0; k < g; ++k) {
@@ -320,7 +337,11 @@ void sinew__scratch_drop(sinew_world *world, unsigned needs)
             drop_group(world, g);
         }
     }
-    sinew__distances_scratch_drop(world, gone);
+    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
+        if (sinew__kinds[t]->scratch_drop != NULL) {
+            sinew__kinds[t]->scratch_drop(world, gone);
+        }
+    }
     p->needs &= ~gone;
     if ((gone & SINEW__NEED_JACOBI) != 0u) {
         world->distances.order_dirty = true;
