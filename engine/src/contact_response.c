@@ -410,13 +410,11 @@ void sinew__contacts_respond_range(sinew_world *world, int from, int to, sinew__
     respond_kernel(world, true, from / SINEW__LANES, (to + SINEW__LANES - 1) / SINEW__LANES, e);
 }
 
-void sinew__contacts_respond(sinew_world *world, bool jacobi)
+void sinew__contacts_respond(sinew_world *world)
 {
     sinew__links *l = &world->contacts.l;
     const int blocks = (l->count + SINEW__LANES - 1) / SINEW__LANES;
-    if (jacobi) {
-        sinew__contacts_jacobi(world, SINEW__JACOBI_RESPOND, 0.0f);
-    } else if (sinew__links_spans_split(world, l)) {
+    if (sinew__links_spans_split(world, l)) {
         // Gauss-Seidel writes both ends of each contact, as the sweeps do: span after span, each
         // span's blocks over the workers.
         sinew__span_sweep s = {0, world};
@@ -427,8 +425,9 @@ void sinew__contacts_respond(sinew_world *world, bool jacobi)
 }
 
 #if SINEW__X86
-// sinew__contacts_count's full blocks in AVX2: in_play of eight contacts at once (the response's
-// loads and test), then each one's 1 or 0 added to both ends in contact order: the same bits.
+// sinew__contacts_count_range's full blocks in AVX2: in_play of eight contacts at once (the
+// response's loads and test), then each one's 1 or 0 added to both ends in contact order: the same
+// bits.
 // Contacts [first, to) (first a multiple of SINEW__LANES); returns where its partial block starts.
 // in_play of the eight contacts from `from`, into play.
 SINEW__AVX2 static inline __attribute__((always_inline)) void play8(const sinew_world *world, int from,
@@ -489,4 +488,3 @@ void sinew__contacts_count_range(sinew_world *world, int from, int to, sinew__en
     }
 }
 
-void sinew__contacts_count(sinew_world *world) { sinew__contacts_jacobi(world, SINEW__JACOBI_IN_PLAY, 0.0f); }

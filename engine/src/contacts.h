@@ -248,15 +248,14 @@ void sinew__contacts_promote(sinew_world *world);
 
 // contact_response.c: the contacts' friction and velocity clamp.
 // After the sub-step is finished (particles.motion packed): friction (moves positions and
-// velocities) and the velocity clamp (velocities only) of every contact, in one pass. Gauss-Seidel
-// changes the motion records (sinew__particles_unpack_motion copies them back); Jacobi sums into
-// acc (velocity) and jacobi_x, jacobi_y (position), scaled by particles.inv_n.
-void sinew__contacts_respond(sinew_world *world, bool jacobi);
-// Counts the contacts that respond (see in_play in contact_response.c) on each particle into
-// particles.inv_n.
-void sinew__contacts_count(sinew_world *world);
-// Jacobi's response and count of contacts [from, to) (from a multiple of SINEW__LANES), ends
-// held as e says (NULL: none).
+// velocities) and the velocity clamp (velocities only) of every contact, in one pass, Gauss-Seidel's
+// way: it changes the motion records (sinew__particles_unpack_motion copies them back). Jacobi's
+// runs through sinew__contacts_jacobi (below).
+void sinew__contacts_respond(sinew_world *world);
+// Jacobi's response of contacts [from, to) (from a multiple of SINEW__LANES): sums into acc
+// (velocity) and jacobi_x, jacobi_y (position), scaled by particles.inv_n; and the count of the
+// contacts that respond (see in_play in contact_response.c) on each particle into particles.inv_n.
+// Ends held as e says (NULL: none).
 void sinew__contacts_respond_range(sinew_world *world, int from, int to, sinew__ends *e);
 void sinew__contacts_count_range(sinew_world *world, int from, int to, sinew__ends *e);
 
@@ -264,8 +263,8 @@ void sinew__contacts_count_range(sinew_world *world, int from, int to, sinew__en
 typedef enum sinew__jacobi_pass {
     SINEW__JACOBI_ACTIVE,     // the count of active contacts (sinew__links_count_active_range)
     SINEW__JACOBI_ACCUMULATE, // their corrections, times omega (sinew__links_accumulate_range)
-    SINEW__JACOBI_IN_PLAY,    // the count of contacts that respond (sinew__contacts_count)
-    SINEW__JACOBI_RESPOND     // the response (sinew__contacts_respond)
+    SINEW__JACOBI_IN_PLAY,    // the count of contacts that respond (sinew__contacts_count_range)
+    SINEW__JACOBI_RESPOND     // the response (sinew__contacts_respond_range)
 } sinew__jacobi_pass;
 void sinew__contacts_jacobi(sinew_world *world, sinew__jacobi_pass pass, float omega);
 // After a Jacobi search: splits its contacts when there are workers and enough of them (else, or

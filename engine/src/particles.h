@@ -222,7 +222,7 @@ int sinew__particles_reset_escaped(sinew_world *world);
 void sinew__particles_for(sinew_world *world, sinew_task_fn *fn, void *context);
 // Whether such a pass goes over the workers (else it runs on the calling thread).
 bool sinew__particles_spread(const sinew_world *world);
-// After Jacobi's contact response has summed (see sinew__contacts_respond): moves every particle
+// After Jacobi's contact response has summed (see sinew__contacts_respond_range): moves every particle
 // by its sums and clears them, bounding each displacement by `most` (m per sub-step, INFINITY:
 // none; see sinew__speed_bound); a particle carried out of range goes back where the sub-step
 // began, at rest. Returns how many did.

@@ -181,7 +181,7 @@ static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
     if (!jacobi) {
         int reset = 0;
         if (world->contacts.l.count > 0) {
-            sinew__contacts_respond(world, false);
+            sinew__contacts_respond(world);
             reset += sinew__particles_unpack_motion(world, most);
         }
         if (sinew__collider_contacts_respond(world, false)) {
@@ -190,10 +190,10 @@ static int respond_to_contacts(sinew_world *world, bool jacobi, float most)
         return reset;
     }
     sinew__particles_clear_counts(world);
-    sinew__contacts_count(world);
+    sinew__contacts_jacobi(world, SINEW__JACOBI_IN_PLAY, 0.0f);
     sinew__collider_contacts_count(world);
     sinew__particles_invert_counts(world);
-    sinew__contacts_respond(world, true);
+    sinew__contacts_jacobi(world, SINEW__JACOBI_RESPOND, 0.0f);
     sinew__collider_contacts_respond(world, true);
     return sinew__particles_apply_response(world, most);
 }
