@@ -248,9 +248,9 @@ void sinew__contacts_promote(sinew_world *world);
 
 // contact_response.c: the contacts' friction and velocity clamp.
 // After the sub-step is finished (particles.motion packed): friction (moves positions and
-// velocities) and the velocity clamp (velocities only) of every contact, in one pass, Gauss-Seidel's
-// way: it changes the motion records (sinew__particles_unpack_motion copies them back). Jacobi's
-// runs through sinew__contacts_jacobi (below).
+// velocities) and the velocity clamp (velocities only) of every contact, in one pass, the
+// Gauss-Seidel way: it changes the motion records (sinew__particles_unpack_motion copies them
+// back). Jacobi's response runs through sinew__contacts_jacobi (below).
 void sinew__contacts_respond(sinew_world *world);
 // Jacobi's response of contacts [from, to) (from a multiple of SINEW__LANES): sums into acc
 // (velocity) and jacobi_x, jacobi_y (position), scaled by particles.inv_n; and the count of the

@@ -122,9 +122,10 @@ typedef struct sinew__kind_ops {
     // what it made is last). NULL for kinds rebuilt every step.
     void (*truncate)(sinew_world *world, int count);
     void (*free)(sinew_world *world);
-    // The kind's part of the scratch groups (sinew__scratch_need and sinew__scratch_drop, particle.c):
-    // room for its per-element arrays of the groups in `needs`, and their release. On failure none
-    // of those `needs` asked for is allocated. NULL for kinds with no per-element scratch.
+    // The kind's part of the scratch groups (sinew__scratch_need and sinew__scratch_drop in
+    // particle.c): room for its per-element arrays of the groups in `needs`, and their release. On
+    // failure none of those `needs` asked for is allocated. NULL for kinds with no per-element
+    // scratch.
     sinew_status (*scratch_need)(sinew_world *world, unsigned needs);
     void (*scratch_drop)(sinew_world *world, unsigned needs);
     // Snapshots (snapshot.c, through serial.h's streams): writes the kind's state; reads it back

@@ -222,10 +222,10 @@ int sinew__particles_reset_escaped(sinew_world *world);
 void sinew__particles_for(sinew_world *world, sinew_task_fn *fn, void *context);
 // Whether such a pass goes over the workers (else it runs on the calling thread).
 bool sinew__particles_spread(const sinew_world *world);
-// After Jacobi's contact response has summed (see sinew__contacts_respond_range): moves every particle
-// by its sums and clears them, bounding each displacement by `most` (m per sub-step, INFINITY:
-// none; see sinew__speed_bound); a particle carried out of range goes back where the sub-step
-// began, at rest. Returns how many did.
+// After Jacobi's contact response has summed (see sinew__contacts_respond_range): moves every
+// particle by its sums and clears them, bounding each displacement by `most` (m per sub-step,
+// INFINITY: none; see sinew__speed_bound); a particle carried out of range goes back where the
+// sub-step began, at rest. Returns how many did.
 int sinew__particles_apply_response(sinew_world *world, float most);
 // Before a sub-step's iterations: sets xy (see sinew__particles) and packs the positions into it
 // when the contacts' kernels would read it (`recording`: the iterations' errors are measured
