@@ -24,6 +24,12 @@ every CPU, and a last line gives the share of the CPUs' time the machine took aw
 and each round's): a busy host's gaps hold up every barrier of a two-worker step, and a dear round
 trip makes every barrier dearer, so speed-ups are worth comparing only between runs on like hosts.
 Each scene's line lists its rounds' speed-ups in order (`by_round`), to set beside them.
+
+With --quiet-ns N, each round waits until the round trip between two CPUs is under N ns (sampled
+every 5 s, for at most --quiet-wait seconds; past that the run stops and says so), so that the
+figures describe the machine in its quiet state only: on the Zen 5 of docs/threads.md the round
+trip was 130 to 140 ns in a quiet spell and 420 to 530 ns otherwise. It says nothing about what
+happens within a round; the round trips at the rounds' starts are in the last line.
 """
 import argparse
 import concurrent.futures
@@ -32,6 +38,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 
 from bench_runs import DEFAULT_BENCH, box2d3, sinew_bench
 
@@ -62,13 +69,26 @@ def box2d_run(harness, n, steps, threads):
     return float(box2d3(harness, ["pile", str(n), str(threads)], steps)["ms_per_step"]), None
 
 
-def host_gaps(bench, seconds):
+def host_gaps(bench, seconds, trips=100000):
     """sinew-host-gaps beside `bench`, on every CPU for `seconds`: the mean share of time lost, and
-    the median round trip between two CPUs in ns (None with one CPU)."""
+    the median of `trips` round trips between two CPUs in ns (None with one CPU)."""
     tool = os.path.join(os.path.dirname(os.path.abspath(bench)), "sinew-host-gaps")
-    out = subprocess.run([tool, "--seconds", str(seconds)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([tool, "--seconds", str(seconds), "--round-trips", str(trips)], capture_output=True,
+                         text=True, check=True).stdout
     d = json.loads(out.strip().splitlines()[-1])
     return d["lost_share"], d.get("round_trip_ns", {}).get("median")
+
+
+def wait_quiet(bench, most_ns, wait_s):
+    """Waits until the round trip between two CPUs is under most_ns; False after wait_s seconds."""
+    start = time.monotonic()
+    while True:
+        trip = host_gaps(bench, 0.05, 20000)[1]
+        if trip is None or trip < most_ns:
+            return True
+        if time.monotonic() - start > wait_s:
+            return False
+        time.sleep(5.0)
 
 
 def main():
@@ -81,6 +101,10 @@ def main():
                    help="also run two one-worker copies at once each round (adds side_by_side and ceiling)")
     p.add_argument("--gaps", type=float, metavar="SECONDS",
                    help="measure the host's gaps (sinew-host-gaps) for SECONDS at the start of each round")
+    p.add_argument("--quiet-ns", type=float, metavar="NS",
+                   help="start each round only once the round trip between two CPUs is under NS")
+    p.add_argument("--quiet-wait", type=float, default=600.0, metavar="SECONDS",
+                   help="with --quiet-ns, how long to wait for it before each round (default 600)")
     o = p.parse_args()
     runs = {k: (lambda t, a=a: sinew_run(o.bench, a, t)) for k, a in SCENES.items()}
     if o.box2d:
@@ -96,6 +120,9 @@ def main():
     pair = {k: [] for k in runs}  # per round: the two copies' mean ms over the lone one-worker run's
     gaps, trips = [], []
     for r in range(o.rounds):
+        if o.quiet_ns and not wait_quiet(o.bench, o.quiet_ns, o.quiet_wait):
+            sys.exit(f"speedup.py: the round trip stayed over {o.quiet_ns:g} ns for {o.quiet_wait:g} s "
+                     f"before round {r + 1}; {r} rounds done, none reported")
         if o.gaps:
             lost, trip = host_gaps(o.bench, o.gaps)
             gaps.append(lost)
