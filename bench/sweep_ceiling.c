@@ -178,7 +178,8 @@ static void *sweep(void *arg)
     for (long s = 0; s < t->sweeps; ++s) {
         for (int c = 0; c < l->colours; ++c) {
             const int first = l->start[c], n = l->start[c + 1] - first;
-            project(l, first + (int)((long)n * t->thread / t->threads), first + (int)((long)n * (t->thread + 1) / t->threads));
+            const int from = first + (int)((long)n * t->thread / t->threads);
+            project(l, from, first + (int)((long)n * (t->thread + 1) / t->threads));
             if (t->threads > 1) {
                 barrier_wait(t->bar, t->threads);
             }
