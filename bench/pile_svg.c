@@ -4,7 +4,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #define SPEED_LIMIT 0.2 // m/s, the quality limit of the pile (issue 21, bench/lattices.py)
 
@@ -26,19 +25,14 @@ static void speed_colour(double speed, int rgb[3])
     }
 }
 
-int pile_svg_write(const sinew_world *world, const pile_layout *layout, const char *path, int width)
+int pile_svg_write(const sinew_world *world, const pile_layout *layout, const double *vx, const double *vy,
+                   const char *path, int width)
 {
-    const sinew_particle_view v = sinew_world_particles(world);
-    sinew_vec2 *vel = malloc(sizeof *vel * (size_t)(v.count > 0 ? v.count : 1));
-    FILE *f = vel != NULL ? fopen(path, "w") : NULL;
+    FILE *f = fopen(path, "w");
     if (f == NULL) {
-        free(vel);
         return 1;
     }
-    for (int i = 0; i < v.count; ++i) {
-        vel[i] = sinew_vec2_make(0.0f, 0.0f);
-        sinew_particle_get_velocity(world, sinew_particle_id_at(world, i), &vel[i]);
-    }
+    const sinew_particle_view v = sinew_world_particles(world);
     double top = 0.0; // the highest ball's top, so the picture ends above the pile
     for (int i = 0; i < v.count; ++i) {
         top = fmax(top, (double)v.y[i] + v.radius[i]);
@@ -60,7 +54,7 @@ int pile_svg_write(const sinew_world *world, const pile_layout *layout, const ch
     double fastest = 0.0;
     for (int pass = 0; pass < 2; ++pass) { // the balls, then the rings over them
         for (int i = 0; i < v.count; ++i) {
-            const double speed = hypot((double)vel[i].x, (double)vel[i].y);
+            const double speed = hypot(vx[i], vy[i]);
             const double cx = PX((double)v.x[i]), cy = PY((double)v.y[i]), r = v.radius[i] * scale;
             if (pass == 0) {
                 int rgb[3];
@@ -76,7 +70,7 @@ int pile_svg_write(const sinew_world *world, const pile_layout *layout, const ch
                         cx, cy, 3.0 * r);
                 fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"rgb(120,0,0)\" "
                            "stroke-width=\"2\"/>\n",
-                        cx, cy, cx + 2.0 * vel[i].x * scale, cy - 2.0 * vel[i].y * scale);
+                        cx, cy, cx + 2.0 * vx[i] * scale, cy - 2.0 * vy[i] * scale);
             }
         }
     }
@@ -87,6 +81,5 @@ int pile_svg_write(const sinew_world *world, const pile_layout *layout, const ch
 #undef PX
 #undef PY
     fprintf(f, "</svg>\n");
-    free(vel);
     return fclose(f) != 0;
 }

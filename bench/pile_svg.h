@@ -7,7 +7,9 @@
 
 #include "pile_metrics.h"
 
-// Writes the SVG to `path`, `width` pixels wide. 0, or 1 when the file could not be written.
-int pile_svg_write(const sinew_world *world, const pile_layout *layout, const char *path, int width);
+// Writes the SVG to `path`, `width` pixels wide; vx, vy: each ball's velocity (m/s), in the
+// particle store's order. 0, or 1 when the file could not be written.
+int pile_svg_write(const sinew_world *world, const pile_layout *layout, const double *vx, const double *vy,
+                   const char *path, int width);
 
 #endif

@@ -128,14 +128,16 @@ static uint64_t state_hash(const sinew_world *world)
     return h;
 }
 
-// The pile's quality figures from the world's particles (see pile_metrics.h).
-static int pile_quality_of(const sinew_world *world, const pile_layout *layout, pile_quality_result *q)
+// The balls' positions, velocities and radii, in doubles: x, y, vx, vy and radius, `count` each,
+// one after the other in one block (free it), or NULL without memory. What pile_quality and
+// pile_svg_write read.
+static double *pile_state(const sinew_world *world)
 {
     sinew_particle_view v = sinew_world_particles(world);
     const size_t n = (size_t)v.count;
     double *buf = malloc(5 * n * sizeof *buf + 1);
     if (buf == NULL) {
-        return -1;
+        return NULL;
     }
     double *x = buf, *y = buf + n, *vx = buf + 2 * n, *vy = buf + 3 * n, *r = buf + 4 * n;
     for (int i = 0; i < v.count; ++i) {
@@ -147,8 +149,29 @@ static int pile_quality_of(const sinew_world *world, const pile_layout *layout, 
         vy[i] = vel.y;
         r[i] = v.radius[i];
     }
-    int status = pile_quality(v.count, x, y, vx, vy, r, layout->width, layout->height, q);
-    free(buf);
+    return buf;
+}
+
+// The pile's quality figures from the world's particles (see pile_metrics.h).
+static int pile_quality_of(const sinew_world *world, const pile_layout *layout, pile_quality_result *q)
+{
+    const int n = sinew_world_particles(world).count;
+    double *s = pile_state(world);
+    if (s == NULL) {
+        return -1;
+    }
+    const int status = pile_quality(n, s, s + n, s + 2 * n, s + 3 * n, s + 4 * n, layout->width, layout->height, q);
+    free(s);
+    return status;
+}
+
+// The picture of the pile (pile_svg.h) to `path`. 0, or 1 when it could not be made.
+static int pile_picture(const sinew_world *world, const pile_layout *layout, const char *path)
+{
+    const int n = sinew_world_particles(world).count;
+    double *s = pile_state(world);
+    const int status = s != NULL ? pile_svg_write(world, layout, s + 2 * n, s + 3 * n, path, 1200) : 1;
+    free(s);
     return status;
 }
 
@@ -429,7 +452,7 @@ static int run(const options *o, int iteration)
         if (print_pile_quality(world, &layout) != 0) {
             return 1;
         }
-        if (o->svg != NULL && iteration == 0 && pile_svg_write(world, &layout, o->svg, 1200) != 0) {
+        if (o->svg != NULL && iteration == 0 && pile_picture(world, &layout, o->svg) != 0) {
             fprintf(stderr, "sinew-bench: cannot write the picture to %s\n", o->svg);
             return 1;
         }
