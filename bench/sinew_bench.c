@@ -110,6 +110,7 @@ static void add_profile(sinew_step_profile *sum, sinew_step_profile p)
     sum->parallel += p.parallel;
     sum->wait += p.wait;
     sum->jobs += p.jobs;
+    sum->handoff_ns = p.handoff_ns; // (the last step's: the last measure)
 }
 
 // FNV-1a over the bits of every particle's position and previous position: two runs (or two
@@ -484,8 +485,8 @@ static int run(const options *o, int iteration)
                (double)prof.prepare / steps, (double)prof.integrate / steps, (double)prof.collide / steps,
                (double)prof.solve / steps, (double)prof.finish / steps, (double)prof.end / steps, (double)prof.jobs / steps);
         if (o->profile == SINEW_PROFILE_JOBS && prof.step > 0.0f) {
-            printf(",\"one_thread_share\":%.4f,\"wait_share\":%.4f", 1.0 - (double)prof.parallel / prof.step,
-                   (double)prof.wait / prof.step);
+            printf(",\"one_thread_share\":%.4f,\"wait_share\":%.4f,\"handoff_ns\":%d",
+                   1.0 - (double)prof.parallel / prof.step, (double)prof.wait / prof.step, prof.handoff_ns);
         }
         printf("},");
     }

@@ -13,7 +13,8 @@
 
 
 // A world of the default def in solver `mode` with `workers` workers, whose stages hand out
-// `grain` times smaller items than the engine's (1: the engine's own).
+// `grain` times smaller items than the engine's (1: the engine's own). The hand-off is not
+// measured: spans split at the engine's thresholds, whatever this machine's round trip.
 static sinew_world *threaded_world(sinew_solver_mode mode, int workers, int grain)
 {
     sinew_world_def wd = sinew_default_world_def();
@@ -22,6 +23,7 @@ static sinew_world *threaded_world(sinew_solver_mode mode, int workers, int grai
     sinew_world *w = NULL;
     assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
     w->tasks.grain = grain;
+    w->tasks.handoff_every = 0;
     return w;
 }
 
@@ -781,6 +783,101 @@ static void a_job_beside_one_thread_work_runs_every_item_once(void **state)
     }
 }
 
+// The hand-off (tasks.h): with the built-in pool's two workers the world measures a round trip
+// between them and reports it in the profile, with a scale of at least 1; with one worker, or a
+// task system of the user's, it measures nothing. Measured at every step here, so that one measure
+// that gave up (a worker held off its core) does not fail the test.
+static void the_hand_off_is_measured_with_the_pool(void **state)
+{
+    (void)state;
+    for (int setup = 0; setup < 3; ++setup) {
+        sinew_world_def wd = sinew_default_world_def();
+        wd.workers = setup == 0 ? 1 : 2;
+        wd.enqueue_task = setup == 2 ? run_inline : NULL;
+        wd.finish_task = setup == 2 ? finish_inline : NULL;
+        sinew_world *w = NULL;
+        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+        assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_STAGES), SINEW_OK);
+        assert_int_equal(w->tasks.handoff_every, 128); // (the engine's)
+        w->tasks.handoff_every = 1;
+        sinew_pile_def pd = sinew_default_pile_def();
+        pd.count = 200;
+        assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+        int measured = 0;
+        for (int s = 0; s < 40; ++s) {
+            assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+            const int ns = sinew_world_profile(w).handoff_ns;
+            assert_int_equal(ns, w->tasks.handoff_ns);
+            assert_true(ns >= 0 && w->tasks.handoff_scale >= 1 && w->tasks.handoff_scale <= 16);
+            if (ns > 0) {
+                measured += 1;
+                const int scale = ns / SINEW__HANDOFF_REFERENCE_NS;
+                assert_int_equal(w->tasks.handoff_scale, scale < 1 ? 1 : scale > 16 ? 16 : scale);
+            }
+        }
+        if (setup == 1) {
+            assert_true(measured > 0);
+            // Another worker count is another pool: measured again from nothing.
+            assert_int_equal(sinew_world_set_workers(w, 3), SINEW_OK);
+            assert_int_equal(w->tasks.handoff_ns, 0);
+            assert_int_equal(w->tasks.handoff_scale, 1);
+        } else {
+            assert_int_equal(measured, 0);
+        }
+        sinew_world_destroy(w);
+    }
+}
+
+// Runs a pile of 400 balls under a 20 x 20 cloth for 90 steps at `workers`, with items an eighth of
+// the engine's (so that its contacts and links split as a pile of 3,200 balls and a 56 x 56 cloth
+// would), the hand-off's scale set at every step by `scales` (in turn; the measure off). Counts the jobs handed out in the
+// steps at the first scale and at the others in jobs[2]. The state's hash.
+static uint64_t run_scaled(sinew_solver_mode mode, int workers, const int *scales, int n_scales, int jobs[2])
+{
+    sinew_world *w = threaded_world(mode, workers, 8);
+    assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_STAGES), SINEW_OK);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = 400;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    sinew_cloth_def cd = sinew_default_cloth_def();
+    cd.columns = cd.rows = 20;
+    cd.origin = sinew_vec2_make(2.0f, 30.0f);
+    assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+    jobs[0] = jobs[1] = 0;
+    for (int s = 0; s < 90; ++s) {
+        w->tasks.handoff_scale = scales[s % n_scales];
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        jobs[s % n_scales == 0 ? 0 : 1] += sinew_world_profile(w).jobs;
+    }
+    const uint64_t h = hash_positions(w);
+    sinew_world_destroy(w);
+    return h;
+}
+
+// The hand-off's scale only decides which spans are split over the workers: changed at every step,
+// from the engine's thresholds (1) to sixteen times them, the state is the one of one worker, in
+// both modes. At 16 fewer jobs are handed out than at 1 (the pile's contacts and the cloth's spans
+// run on one thread).
+static void the_hand_off_scale_changes_nothing_but_the_splits(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; ++mode) {
+        const int one[1] = {1}, turns[3] = {1, 16, 3};
+        int jobs[2], jobs_one[2];
+        const uint64_t h1 = run_scaled((sinew_solver_mode)mode, 1, one, 1, jobs_one);
+        assert_int_equal(jobs_one[0], 0);
+        assert_true(run_scaled((sinew_solver_mode)mode, 2, turns, 3, jobs) == h1);
+        assert_true(jobs[0] > 0 && jobs[1] > 0);
+        if (mode == SINEW_SOLVER_GAUSS_SEIDEL) { // (Jacobi's passes are not spans)
+            int at_one[2], at_sixteen[2];
+            const int sixteen[1] = {16};
+            assert_true(run_scaled((sinew_solver_mode)mode, 2, one, 1, at_one) == h1);
+            assert_true(run_scaled((sinew_solver_mode)mode, 2, sixteen, 1, at_sixteen) == h1);
+            assert_true(at_sixteen[0] < at_one[0]);
+        }
+    }
+}
+
 // The step's profile: its six stages add up to the step; the jobs are counted at any worker count
 // (none with one worker) and, when timed, their wait lies within their time, which lies within the
 // step; without profiling it stays zero; profiling changes nothing of the state.
@@ -1144,6 +1241,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(bands_whose_arrays_cannot_grow_go_on_on_one_thread),
         cmocka_unit_test(bad_thread_settings_are_refused),
         cmocka_unit_test(the_profile_adds_up_and_profiling_changes_nothing),
+        cmocka_unit_test(the_hand_off_is_measured_with_the_pool),
+        cmocka_unit_test(the_hand_off_scale_changes_nothing_but_the_splits),
         cmocka_unit_test(a_task_system_of_the_users_own_gives_the_same_state),
     };
     const int count = (int)(sizeof tests / sizeof tests[0]);

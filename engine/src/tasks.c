@@ -26,6 +26,17 @@
 
 #define SPIN_ROUNDS 2000 // about 5 to 10 us of spinning before a worker sleeps, between steps
 #define YIELD_ROUNDS 256 // while a step runs, workers spin on, yielding the core this often
+// The hand-off (tasks.h): batches of round trips between the stepping thread and worker 1, the
+// median batch's mean taken, every HANDOFF_EVERY steps. About 30 us a measure on a host whose round
+// trip is 500 ns. A measure waits at most HANDOFF_ARRIVE_S for the worker's first answer (it may
+// have to wake), then at most HANDOFF_GIVE_UP_S for any other (a worker held off its core), and is
+// otherwise dropped: the last measure stands.
+#define HANDOFF_BATCHES 7
+#define HANDOFF_TRIPS 8
+#define HANDOFF_EVERY 128
+#define HANDOFF_ARRIVE_S 5e-3
+#define HANDOFF_GIVE_UP_S 1e-3
+#define HANDOFF_MAX_SCALE 16
 
 // One worker's range of items and its chunks not yet taken, [front, back) in one word (see
 // chunk_items): its owner takes them from the front, the largest first. A worker that helps takes
@@ -60,6 +71,11 @@ struct sinew__pool {
     atomic_int sleepers;
     atomic_bool stepping;   // a step runs: workers keep spinning between its jobs
     atomic_bool stop;
+    bool ping;              // the open job is a measure of the hand-off (written as the job's fields)
+    // The measure's ball: the stepping thread serves odd numbers, worker 1 returns the next even
+    // one; negative when the measure is over. On a line of its own.
+    _Alignas(64) atomic_int volley;
+    char volley_pad[64 - sizeof(atomic_int)];
 };
 
 // A range's chunks: each takes half of what is left while more than twice `least` is left, the
@@ -115,6 +131,25 @@ static void run_chunks(sinew__pool *p, int worker)
     }
 }
 
+// Worker 1's part of a measure of the hand-off: returns every serve until the measure is over. The
+// exchange fails only when the stepping thread gave up meanwhile.
+static void return_volleys(sinew__pool *p)
+{
+    for (int v = 1;; v += 2) {
+        int seen = atomic_load(&p->volley);
+        for (int spins = 1; seen >= 0 && seen < v; ++spins) {
+            sinew__relax();
+            if (spins % YIELD_ROUNDS == 0) {
+                sched_yield(); // (more threads than cores: let the stepping thread run)
+            }
+            seen = atomic_load(&p->volley);
+        }
+        if (seen != v || !atomic_compare_exchange_strong(&p->volley, &seen, v + 1)) {
+            return;
+        }
+    }
+}
+
 typedef struct worker_arg {
     sinew__pool *pool;
     int worker;
@@ -161,7 +196,11 @@ static void *worker_main(void *arg)
         }
         atomic_fetch_add(&p->busy, 1);
         if (atomic_load(&p->generation) == seen) { // still open: its fields hold still until busy is 0
-            run_chunks(p, worker);
+            if (!p->ping) {
+                run_chunks(p, worker);
+            } else if (worker == 1) {
+                return_volleys(p);
+            }
         }
         atomic_fetch_sub(&p->busy, 1);
     }
@@ -205,6 +244,7 @@ static sinew__pool *pool_start(sinew_world *world, int threads)
     atomic_init(&p->sleepers, 0);
     atomic_init(&p->stepping, false);
     atomic_init(&p->stop, false);
+    atomic_init(&p->volley, -1);
     if (pthread_mutex_init(&p->lock, NULL) != 0) {
         sinew__free(world, p, bytes);
         return NULL;
@@ -269,6 +309,71 @@ static uint64_t pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_r
     return done;
 }
 
+// Waits until worker 1 returns serve v; false when that took longer than `limit` seconds.
+static bool await_return(sinew__pool *p, int v, double limit)
+{
+    double since = 0.0;
+    for (int spins = 1; atomic_load(&p->volley) != v + 1; ++spins) {
+        sinew__relax();
+        if (spins % YIELD_ROUNDS == 0) {
+            const double now = sinew__seconds();
+            if (since == 0.0) {
+                since = now;
+            } else if (now - since > limit) {
+                return false;
+            }
+            sched_yield(); // (more threads than cores: let worker 1 run)
+        }
+    }
+    return true;
+}
+
+// The round trip between the calling thread and worker 1 in ns: the median of HANDOFF_BATCHES
+// batches' mean trips (after one trip that lets the worker arrive); 0 when the worker did not answer
+// in time.
+static int pool_handoff(sinew__pool *p)
+{
+    p->ping = true;
+    atomic_store(&p->volley, 0);
+    atomic_fetch_add(&p->generation, 1u); // open
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->lock);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+    }
+    double batch[HANDOFF_BATCHES];
+    int v = 1;
+    atomic_store(&p->volley, v);
+    bool answered = await_return(p, v, HANDOFF_ARRIVE_S);
+    for (int b = 0; b < HANDOFF_BATCHES && answered; ++b) {
+        const double start = sinew__seconds();
+        for (int k = 0; k < HANDOFF_TRIPS && answered; ++k) {
+            v += 2;
+            atomic_store(&p->volley, v);
+            answered = await_return(p, v, HANDOFF_GIVE_UP_S);
+        }
+        batch[b] = (sinew__seconds() - start) / HANDOFF_TRIPS;
+    }
+    atomic_store(&p->volley, -1); // over: worker 1 leaves
+    atomic_fetch_add(&p->generation, 1u); // closed
+    while (atomic_load(&p->busy) > 0) {
+        sinew__relax();
+    }
+    p->ping = false;
+    if (!answered) {
+        return 0;
+    }
+    for (int a = 1; a < HANDOFF_BATCHES; ++a) { // (sorted, for the median)
+        for (int b = a; b > 0 && batch[b - 1] > batch[b]; --b) {
+            const double swap = batch[b];
+            batch[b] = batch[b - 1];
+            batch[b - 1] = swap;
+        }
+    }
+    const double ns = 1e9 * batch[HANDOFF_BATCHES / 2];
+    return ns < 1.0 ? 1 : ns > 1e9 ? 1000000000 : (int)ns;
+}
+
 sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def,
                                sinew__job_times *times)
 {
@@ -279,6 +384,8 @@ sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_
     t->finish = def->finish_task;
     t->context = def->task_context;
     t->grain = 1;
+    t->handoff_scale = 1;
+    t->handoff_every = HANDOFF_EVERY;
     return sinew__tasks_set_workers(world, t, def->workers);
 }
 
@@ -294,6 +401,9 @@ sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int w
         }
         pool_stop(world, t->pool);
         t->pool = p;
+        t->handoff_ns = 0; // (another pool: measured again at the next step)
+        t->handoff_scale = 1;
+        t->handoff_countdown = 0;
     }
     t->workers = workers;
     return SINEW_OK;
@@ -301,8 +411,19 @@ sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int w
 
 void sinew__tasks_stepping(sinew__tasks *t, bool stepping)
 {
-    if (t->pool != NULL) {
-        atomic_store(&t->pool->stepping, stepping);
+    if (t->pool == NULL) {
+        return;
+    }
+    atomic_store(&t->pool->stepping, stepping);
+    // (Not with the tests' grain: they choose what splits.)
+    if (stepping && t->handoff_every > 0 && t->grain == 1 && --t->handoff_countdown <= 0) {
+        t->handoff_countdown = t->handoff_every;
+        const int ns = pool_handoff(t->pool);
+        if (ns > 0) {
+            const int scale = ns / SINEW__HANDOFF_REFERENCE_NS;
+            t->handoff_ns = ns;
+            t->handoff_scale = scale < 1 ? 1 : scale > HANDOFF_MAX_SCALE ? HANDOFF_MAX_SCALE : scale;
+        }
     }
 }
 

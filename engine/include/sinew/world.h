@@ -260,6 +260,11 @@ typedef struct sinew_step_profile {
     /// its finish callback).
     float parallel, wait;
     int jobs;        ///< jobs handed to the workers (or to your task system)
+    /// The built-in pool's last measured round trip between two of its threads, in ns (0 with one
+    /// worker, with your own task system, or before the first measure). Measured every 128 steps,
+    /// in the step's `prepare`; the longer it is, the larger a sweep's span must be to be split
+    /// over the workers (docs/threads.md, "The hand-off"). Never changes the results.
+    int handoff_ns;
 } sinew_step_profile;
 
 /// The profile of the last step (all zero before the first step, without profiling, and in a world
