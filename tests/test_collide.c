@@ -2124,7 +2124,7 @@ static void the_spans_of_a_pile_hold_independent_blocks(void **state)
     (void)state;
     sinew_world *w = new_world(SINEW_SOLVER_GAUSS_SEIDEL, earth, 4, 1);
     assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
-    w->tasks.handoff_every = 0; // (the spans split at the engine's thresholds, whatever the round trip)
+    sinew__tasks_set_handoff(&w->tasks, 1, 0); // (the spans split at the engine's thresholds, whatever the round trip)
     sinew_pile_def pd = sinew_default_pile_def();
     pd.count = 30000;
     pd.spacing = 0.98f; // three neighbours each touch from the start: two tiles
@@ -2143,7 +2143,7 @@ static void the_spans_of_a_pile_hold_independent_blocks(void **state)
     // colours): one search and one step, before it flies apart.
     w = new_world(SINEW_SOLVER_GAUSS_SEIDEL, earth, 4, 1);
     assert_int_equal(sinew_world_set_workers(w, 2), SINEW_OK);
-    w->tasks.handoff_every = 0; // (the engine's thresholds, whatever this machine's round trip)
+    sinew__tasks_set_handoff(&w->tasks, 1, 0); // (the engine's thresholds, whatever this machine's round trip)
     for (int k = 0; k < 40 * 40; ++k) {
         sinew_particle_def d = sinew_default_particle_def();
         d.position = sinew_vec2_make(0.18f * (float)(k % 40), 1.0f + 0.18f * (float)(k / 40));

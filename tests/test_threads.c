@@ -23,7 +23,7 @@ static sinew_world *threaded_world(sinew_solver_mode mode, int workers, int grai
     sinew_world *w = NULL;
     assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
     w->tasks.grain = grain;
-    w->tasks.handoff_every = 0;
+    sinew__tasks_set_handoff(&w->tasks, 1, 0);
     return w;
 }
 
@@ -783,49 +783,56 @@ static void a_job_beside_one_thread_work_runs_every_item_once(void **state)
     }
 }
 
-// The hand-off (tasks.h): with the built-in pool's two workers the world measures a round trip
-// between them and reports it in the profile, with a scale of at least 1; with one worker, or a
-// task system of the user's, it measures nothing. Measured at every step here, so that one measure
-// that gave up (a worker held off its core) does not fail the test.
+// Steps a pile of `balls` at `workers` (with a task system of the user's when `users`) `steps` times,
+// the hand-off measured every step it may be; the step at which the profile first reported a
+// measure, or -1. Every report is the pool's, with its scale.
+static int first_hand_off(int workers, bool users, int balls, int steps)
+{
+    sinew_world_def wd = sinew_default_world_def();
+    wd.workers = workers;
+    wd.enqueue_task = users ? run_inline : NULL;
+    wd.finish_task = users ? finish_inline : NULL;
+    sinew_world *w = NULL;
+    assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
+    assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_STAGES), SINEW_OK);
+    sinew__tasks_set_handoff(&w->tasks, 1, 1);
+    sinew_pile_def pd = sinew_default_pile_def();
+    pd.count = balls;
+    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    int first = -1;
+    for (int s = 0; s < steps; ++s) {
+        assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        const int ns = sinew_world_profile(w).handoff_ns, scale = sinew__tasks_handoff_scale(&w->tasks);
+        assert_int_equal(ns, sinew__tasks_handoff_ns(&w->tasks));
+        if (ns > 0 && first < 0) {
+            first = s;
+        }
+        const int expect = ns / SINEW__HANDOFF_REFERENCE_NS;
+        assert_int_equal(scale, ns == 0 || expect < 1 ? 1 : expect > 16 ? 16 : expect);
+    }
+    if (first >= 0) { // another worker count is another pool, measured again from nothing
+        assert_int_equal(sinew_world_set_workers(w, 3), SINEW_OK);
+        assert_int_equal(sinew__tasks_handoff_ns(&w->tasks), 0);
+        assert_int_equal(sinew__tasks_handoff_scale(&w->tasks), 1);
+    }
+    sinew_world_destroy(w);
+    return first;
+}
+
+// The hand-off (tasks.h): with the built-in pool's workers the world measures a round trip between
+// them and reports it in the profile; with one worker, or a task system of the user's, it measures
+// nothing. A pile of 3,000 balls hands out jobs from its first steps, and its measures come after
+// them (measured at every step it may be, so that one measure that gave up, a worker held off its
+// core, does not fail the test). A pile of 200 hands out none, and its workers sleep: the first
+// measure wakes them only after 32 times the steps between measures.
 static void the_hand_off_is_measured_with_the_pool(void **state)
 {
     (void)state;
-    for (int setup = 0; setup < 3; ++setup) {
-        sinew_world_def wd = sinew_default_world_def();
-        wd.workers = setup == 0 ? 1 : 2;
-        wd.enqueue_task = setup == 2 ? run_inline : NULL;
-        wd.finish_task = setup == 2 ? finish_inline : NULL;
-        sinew_world *w = NULL;
-        assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
-        assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_STAGES), SINEW_OK);
-        assert_int_equal(w->tasks.handoff_every, 128); // (the engine's)
-        w->tasks.handoff_every = 1;
-        sinew_pile_def pd = sinew_default_pile_def();
-        pd.count = 200;
-        assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-        int measured = 0;
-        for (int s = 0; s < 40; ++s) {
-            assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
-            const int ns = sinew_world_profile(w).handoff_ns;
-            assert_int_equal(ns, w->tasks.handoff_ns);
-            assert_true(ns >= 0 && w->tasks.handoff_scale >= 1 && w->tasks.handoff_scale <= 16);
-            if (ns > 0) {
-                measured += 1;
-                const int scale = ns / SINEW__HANDOFF_REFERENCE_NS;
-                assert_int_equal(w->tasks.handoff_scale, scale < 1 ? 1 : scale > 16 ? 16 : scale);
-            }
-        }
-        if (setup == 1) {
-            assert_true(measured > 0);
-            // Another worker count is another pool: measured again from nothing.
-            assert_int_equal(sinew_world_set_workers(w, 3), SINEW_OK);
-            assert_int_equal(w->tasks.handoff_ns, 0);
-            assert_int_equal(w->tasks.handoff_scale, 1);
-        } else {
-            assert_int_equal(measured, 0);
-        }
-        sinew_world_destroy(w);
-    }
+    assert_int_equal(first_hand_off(1, false, 3000, 40), -1);
+    assert_int_equal(first_hand_off(2, true, 3000, 40), -1);
+    const int jobs = first_hand_off(2, false, 3000, 40), none = first_hand_off(2, false, 200, 200);
+    assert_true(jobs >= 0);
+    assert_true(none >= 31);
 }
 
 // Runs a pile of 400 balls under a 20 x 20 cloth for 90 steps at `workers`, with items an eighth of
@@ -845,7 +852,7 @@ static uint64_t run_scaled(sinew_solver_mode mode, int workers, const int *scale
     assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
     jobs[0] = jobs[1] = 0;
     for (int s = 0; s < 90; ++s) {
-        w->tasks.handoff_scale = scales[s % n_scales];
+        sinew__tasks_set_handoff(&w->tasks, scales[s % n_scales], 0);
         assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
         jobs[s % n_scales == 0 ? 0 : 1] += sinew_world_profile(w).jobs;
     }

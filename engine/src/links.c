@@ -554,7 +554,7 @@ bool sinew__links_spread(const sinew_world *world, const sinew__links *l)
     return t->workers > 1 && blocks >= sinew__min_range(t, SPREAD_MIN_BLOCKS) &&
            blocks >= 2 * sinew__min_range(t, SPAN_MIN_BLOCKS) &&
            (!contacts || (int64_t)blocks * world->solver.substeps * world->solver.iterations >=
-                             sinew__min_range(t, SPREAD_MIN_CONTACT_WORK * t->handoff_scale));
+                             sinew__min_range(t, SPREAD_MIN_CONTACT_WORK * sinew__tasks_handoff_scale(t)));
 }
 
 // Marks make a span: each particle of the current span's blocks holds the span's stamp, so a block
@@ -624,11 +624,12 @@ void sinew__links_end_spans(sinew__links *l, uint32_t stamp)
 static int span_split_blocks(const sinew_world *world, const sinew__links *l)
 {
     const sinew__tasks *t = &world->tasks;
-    const int pair = 2 * sinew__min_range(t, SPAN_MIN_BLOCKS * t->handoff_scale);
+    const int scale = sinew__tasks_handoff_scale(t);
+    const int pair = 2 * sinew__min_range(t, SPAN_MIN_BLOCKS * scale);
     if (l == &world->contacts.l) {
         return pair;
     }
-    const int least = sinew__min_range(t, SPAN_SPLIT_BLOCKS * t->handoff_scale);
+    const int least = sinew__min_range(t, SPAN_SPLIT_BLOCKS * scale);
     return least > pair ? least : pair;
 }
 

@@ -240,7 +240,7 @@ static void write_profile(sinew_world *world, const uint64_t laps[STAGES], doubl
     pr->parallel = (float)((double)parallel * ms);
     pr->wait = (float)((double)wait * ms);
     pr->jobs = world->job_times.jobs;
-    pr->handoff_ns = world->tasks.handoff_ns;
+    pr->handoff_ns = sinew__tasks_handoff_ns(&world->tasks);
 }
 
 sinew_status sinew_world_step(sinew_world *world, float dt)

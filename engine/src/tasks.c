@@ -9,10 +9,11 @@
 // order of their data (a pile's contacts by region, particles by index), so a worker keeps coming
 // back to the same part of the data from one job to the next and finds it in its own cache, where
 // one shared counter sent each chunk to whoever came first (measured: the 10,000-ball pile at 8 x
-// 4 spent a fifth more CPU in its sweeps at two workers than at one). While a step runs, workers
-// spin between its jobs (its one-thread stretches can last a millisecond, and a sleeping worker
-// takes tens of microseconds to wake: the 100,000-ball pile at 4 x 1 ran 5% faster at two workers
-// for it); between steps they spin for a few microseconds, then sleep on a condition variable.
+// 4 spent a fifth more CPU in its sweeps at two workers than at one). While a step with jobs runs,
+// workers spin between its jobs (its one-thread stretches can last a millisecond, and a sleeping
+// worker takes tens of microseconds to wake: the 100,000-ball pile at 4 x 1 ran 5% faster at two
+// workers for it); between steps, and through steps that hand out no job, they spin for a few
+// microseconds, then sleep on a condition variable.
 // Who runs what never changes the results: the stages hand out items that do not depend on one
 // another.
 #include <pthread.h>
@@ -27,13 +28,17 @@
 #define SPIN_ROUNDS 2000 // about 5 to 10 us of spinning before a worker sleeps, between steps
 #define YIELD_ROUNDS 256 // while a step runs, workers spin on, yielding the core this often
 // The hand-off (tasks.h): batches of round trips between the stepping thread and worker 1, the
-// median batch's mean taken, every HANDOFF_EVERY steps. About 30 us a measure on a host whose round
-// trip is 500 ns. A measure waits at most HANDOFF_ARRIVE_S for the worker's first answer (it may
-// have to wake), then at most HANDOFF_GIVE_UP_S for any other (a worker held off its core), and is
-// otherwise dropped: the last measure stands.
+// median batch's mean taken, about 30 us on a host whose round trip is 500 ns. Once
+// SINEW__HANDOFF_EVERY steps passed since the last, the next job ends with a measure if the workers
+// are awake; waking a sleeping one for it took 0.1 to 1.7 ms on an AMD EPYC (Zen 5, KVM), longer
+// than a rope of 1,000 links takes for 40 steps, so only after HANDOFF_WAKE_AFTER times that many
+// steps without a chance (a step that hands out no job leaves them asleep) does a step begin with
+// one. A measure
+// waits at most HANDOFF_ARRIVE_S for the worker's first answer, then at most HANDOFF_GIVE_UP_S for
+// any other (a worker held off its core), and is otherwise dropped: the last measure stands.
 #define HANDOFF_BATCHES 7
 #define HANDOFF_TRIPS 8
-#define HANDOFF_EVERY 128
+#define HANDOFF_WAKE_AFTER 32
 #define HANDOFF_ARRIVE_S 5e-3
 #define HANDOFF_GIVE_UP_S 1e-3
 #define HANDOFF_MAX_SCALE 16
@@ -69,9 +74,13 @@ struct sinew__pool {
     atomic_uint generation; // odd: a job is open
     atomic_int busy;        // workers looking at the open job
     atomic_int sleepers;
-    atomic_bool stepping;   // a step runs: workers keep spinning between its jobs
+    atomic_bool stepping;   // a step with jobs runs: workers keep spinning between them
+    int step_jobs, last_step_jobs; // jobs handed out in this step and the last (the stepping thread's)
     atomic_bool stop;
     bool ping;              // the open job is a measure of the hand-off (written as the job's fields)
+    // the hand-off (tasks.h), the stepping thread's: the last measure, its scale, the steps between
+    // measures (0: none) and the steps since the last
+    int handoff_ns, handoff_scale, handoff_every, handoff_steps;
     // The measure's ball: the stepping thread serves odd numbers, worker 1 returns the next even
     // one; negative when the measure is over. On a line of its own.
     _Alignas(64) atomic_int volley;
@@ -245,6 +254,9 @@ static sinew__pool *pool_start(sinew_world *world, int threads)
     atomic_init(&p->stepping, false);
     atomic_init(&p->stop, false);
     atomic_init(&p->volley, -1);
+    p->handoff_scale = 1;
+    p->handoff_every = SINEW__HANDOFF_EVERY;
+    p->handoff_steps = SINEW__HANDOFF_EVERY; // (due at the first job)
     if (pthread_mutex_init(&p->lock, NULL) != 0) {
         sinew__free(world, p, bytes);
         return NULL;
@@ -288,6 +300,9 @@ static uint64_t pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_r
         chunks += n;
     }
     atomic_store(&p->pending, chunks);
+    if (p->step_jobs++ == 0) {
+        atomic_store(&p->stepping, true); // (a step whose first job this is: spin to its end)
+    }
     atomic_fetch_add(&p->generation, 1u); // open
     if (atomic_load(&p->sleepers) > 0) {
         pthread_mutex_lock(&p->lock);
@@ -331,7 +346,7 @@ static bool await_return(sinew__pool *p, int v, double limit)
 // The round trip between the calling thread and worker 1 in ns: the median of HANDOFF_BATCHES
 // batches' mean trips (after one trip that lets the worker arrive); 0 when the worker did not answer
 // in time.
-static int pool_handoff(sinew__pool *p)
+static int round_trip(sinew__pool *p)
 {
     p->ping = true;
     atomic_store(&p->volley, 0);
@@ -374,6 +389,37 @@ static int pool_handoff(sinew__pool *p)
     return ns < 1.0 ? 1 : ns > 1e9 ? 1000000000 : (int)ns;
 }
 
+// Measures the hand-off; a measure that gave up leaves the last one standing.
+static void measure_handoff(sinew__pool *p)
+{
+    p->handoff_steps = 0;
+    const int ns = round_trip(p);
+    if (ns > 0) {
+        const int scale = ns / SINEW__HANDOFF_REFERENCE_NS;
+        p->handoff_ns = ns;
+        p->handoff_scale = scale < 1 ? 1 : scale > HANDOFF_MAX_SCALE ? HANDOFF_MAX_SCALE : scale;
+    }
+}
+
+int sinew__tasks_handoff_ns(const sinew__tasks *t)
+{
+    return t->pool != NULL ? t->pool->handoff_ns : 0;
+}
+
+int sinew__tasks_handoff_scale(const sinew__tasks *t)
+{
+    return t->pool != NULL ? t->pool->handoff_scale : 1;
+}
+
+void sinew__tasks_set_handoff(sinew__tasks *t, int scale, int every)
+{
+    if (t->pool != NULL) {
+        t->pool->handoff_scale = scale;
+        t->pool->handoff_every = every;
+        t->pool->handoff_steps = 0;
+    }
+}
+
 sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_world_def *def,
                                sinew__job_times *times)
 {
@@ -384,8 +430,6 @@ sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_
     t->finish = def->finish_task;
     t->context = def->task_context;
     t->grain = 1;
-    t->handoff_scale = 1;
-    t->handoff_every = HANDOFF_EVERY;
     return sinew__tasks_set_workers(world, t, def->workers);
 }
 
@@ -399,11 +443,8 @@ sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int w
                 return SINEW_ERR_OUT_OF_MEMORY;
             }
         }
-        pool_stop(world, t->pool);
+        pool_stop(world, t->pool); // (the new pool measures its own hand-off)
         t->pool = p;
-        t->handoff_ns = 0; // (another pool: measured again at the next step)
-        t->handoff_scale = 1;
-        t->handoff_countdown = 0;
     }
     t->workers = workers;
     return SINEW_OK;
@@ -411,18 +452,22 @@ sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int w
 
 void sinew__tasks_stepping(sinew__tasks *t, bool stepping)
 {
-    if (t->pool == NULL) {
+    sinew__pool *p = t->pool;
+    if (p == NULL) {
         return;
     }
-    atomic_store(&t->pool->stepping, stepping);
-    // (Not with the tests' grain: they choose what splits.)
-    if (stepping && t->handoff_every > 0 && t->grain == 1 && --t->handoff_countdown <= 0) {
-        t->handoff_countdown = t->handoff_every;
-        const int ns = pool_handoff(t->pool);
-        if (ns > 0) {
-            const int scale = ns / SINEW__HANDOFF_REFERENCE_NS;
-            t->handoff_ns = ns;
-            t->handoff_scale = scale < 1 ? 1 : scale > HANDOFF_MAX_SCALE ? HANDOFF_MAX_SCALE : scale;
+    if (!stepping) {
+        p->last_step_jobs = p->step_jobs;
+        p->step_jobs = 0;
+    }
+    // A step that hands out no job leaves the workers asleep, as one worker would: in one that does
+    // they spin from its first job on, and from its start when the last step had jobs.
+    atomic_store(&p->stepping, stepping && p->last_step_jobs > 0);
+    if (stepping) {
+        p->handoff_steps += p->handoff_steps < INT32_MAX;
+        // (Not with the tests' grain: they choose what splits.)
+        if (t->grain == 1 && p->handoff_every > 0 && p->handoff_steps / HANDOFF_WAKE_AFTER >= p->handoff_every) {
+            measure_handoff(p); // (no job woke the workers for a long time)
         }
     }
 }
@@ -472,9 +517,14 @@ void sinew__parallel_for_beside(const sinew__tasks *t, const sinew__job *job, vo
         job_ended(t, start, done);
     } else {
         const uint64_t start = t->time_jobs ? sinew__ticks() : 0u;
-        const uint64_t done = pool_run(t->pool, job->fn, job->count, job->min_range, job->context, beside,
+        sinew__pool *p = t->pool;
+        const uint64_t done = pool_run(p, job->fn, job->count, job->min_range, job->context, beside,
                                        beside_context, t->time_jobs);
         job_ended(t, start, done);
+        if (t->grain == 1 && p->handoff_every > 0 && p->handoff_steps >= p->handoff_every &&
+            atomic_load(&p->sleepers) == 0) {
+            measure_handoff(p); // (the workers are awake: spinning since this job)
+        }
     }
 }
 

@@ -32,11 +32,6 @@ typedef struct sinew__tasks {
     int grain;                      // divides every stage's smallest range and item: 1, the engine's; tests raise it
     sinew__job_times *times;        // the world's, added to by the thread that steps it
     bool time_jobs;                 // read the clock around every job (SINEW_PROFILE_JOBS)
-    // The hand-off: the built-in pool's round trip between two of its threads, measured at the start
-    // of a step every `handoff_every` steps (0: never; the tests set handoff_scale themselves).
-    int handoff_ns;                 // the last measured; 0 before one, with one worker or a user's system
-    int handoff_scale;              // handoff_ns / SINEW__HANDOFF_REFERENCE_NS, at least 1
-    int handoff_every, handoff_countdown;
 } sinew__tasks;
 
 // A stage's smallest range of items, `engine_min` divided by the grain (at least 1).
@@ -62,15 +57,26 @@ sinew_status sinew__tasks_init(sinew_world *world, sinew__tasks *t, const sinew_
 sinew_status sinew__tasks_set_workers(sinew_world *world, sinew__tasks *t, int workers);
 void sinew__tasks_free(sinew_world *world, sinew__tasks *t);
 // Around a step: while it runs, the built-in pool's workers spin between its jobs (yielding now
-// and then) instead of going to sleep: waking a sleeping thread takes tens of microseconds.
+// and then) instead of going to sleep, as waking a sleeping thread takes tens of microseconds:
+// from its start when the last step handed out jobs, else from its first job.
 void sinew__tasks_stepping(sinew__tasks *t, bool stepping);
 
-// The round trip the sweeps' smallest split spans were set for: handoff_scale multiplies the
-// least work a sweep's span is split for, before the tests' grain divides it (links.c). A split span ends in a barrier, and a barrier
-// costs a round trip between the workers: on an AMD EPYC (Zen 5, 2 vCPUs, KVM) whose host moves
-// between a state where the round trip is 110 to 140 ns and one where it is 430 to 530, spans that
-// pay in the first lose in the second (docs/threads.md, "The hand-off").
+// The hand-off: the built-in pool's round trip between two of its threads, measured (tasks.c)
+// every SINEW__HANDOFF_EVERY steps, and its scale, which multiplies the least work a sweep's span
+// is split for, before the tests' grain divides it (links.c). A split span ends in a barrier, and
+// a barrier costs a round trip between the workers: on an AMD EPYC (Zen 5, 2 vCPUs, KVM) whose
+// host moves between a state where the round trip is 110 to 140 ns and one where it is 430 to
+// 530, spans that pay in the first lose in the second (docs/threads.md, "The hand-off"). The scale
+// is the round trip over SINEW__HANDOFF_REFERENCE_NS, from 1 to 16.
 #define SINEW__HANDOFF_REFERENCE_NS 128
+#define SINEW__HANDOFF_EVERY 128
+// The last measured round trip in ns: 0 before one, with one worker, or with a user's task system.
+int sinew__tasks_handoff_ns(const sinew__tasks *t);
+// The scale of the last measure: 1 before one, with one worker, or with a user's task system.
+int sinew__tasks_handoff_scale(const sinew__tasks *t);
+// For the tests: sets the scale (1..16) and measures again every `every` steps (0: never). No
+// effect without the built-in pool.
+void sinew__tasks_set_handoff(sinew__tasks *t, int scale, int every);
 
 // Whether a stage of `count` items in ranges of at least min_range goes over the workers (else
 // sinew__parallel_for runs it inline on the calling thread).
