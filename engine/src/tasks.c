@@ -33,9 +33,9 @@
 // are awake; waking a sleeping one for it took 0.1 to 1.7 ms on an AMD EPYC (Zen 5, KVM), longer
 // than a rope of 1,000 links takes for 40 steps, so only after HANDOFF_WAKE_AFTER times that many
 // steps without a chance (a step that hands out no job leaves them asleep) does a step begin with
-// one. A measure
-// waits at most HANDOFF_ARRIVE_S for the worker's first answer, then at most HANDOFF_GIVE_UP_S for
-// any other (a worker held off its core), and is otherwise dropped: the last measure stands.
+// one. A measure waits at most HANDOFF_ARRIVE_S for the worker's first answer, then at most
+// HANDOFF_GIVE_UP_S for any other (a worker held off its core), and is otherwise dropped: the last
+// measure stands.
 #define HANDOFF_BATCHES 7
 #define HANDOFF_TRIPS 8
 #define HANDOFF_WAKE_AFTER 32
@@ -82,9 +82,10 @@ struct sinew__pool {
     // measures (0: none) and the steps since the last
     int handoff_ns, handoff_scale, handoff_every, handoff_steps;
     // The measure's ball: the stepping thread serves odd numbers, worker 1 returns the next even
-    // one; negative when the measure is over. On a line of its own.
-    _Alignas(64) atomic_int volley;
-    char volley_pad[64 - sizeof(atomic_int)];
+    // one; negative when the measure is over. A cache line's length from any other field.
+    char volley_before[64];
+    atomic_int volley;
+    char volley_after[64 - sizeof(atomic_int)];
 };
 
 // A range's chunks: each takes half of what is left while more than twice `least` is left, the

@@ -261,9 +261,10 @@ typedef struct sinew_step_profile {
     float parallel, wait;
     int jobs;        ///< jobs handed to the workers (or to your task system)
     /// The built-in pool's last measured round trip between two of its threads, in ns (0 with one
-    /// worker, with your own task system, or before the first measure). Measured every 128 steps,
-    /// in the step's `prepare`; the longer it is, the larger a sweep's span must be to be split
-    /// over the workers (docs/threads.md, "The hand-off"). Never changes the results.
+    /// worker, with your own task system, or before the first measure). Measured after a job once
+    /// 128 steps have passed since the last measure (about 30 us at a round trip of 500 ns); the
+    /// longer it is, the larger a sweep's span must be to be split over the workers
+    /// (docs/threads.md, "The hand-off"). Never changes the results.
     int handoff_ns;
 } sinew_step_profile;
 
