@@ -835,21 +835,16 @@ static void the_hand_off_is_measured_with_the_pool(void **state)
     assert_true(none >= 31);
 }
 
-// Runs a pile of 400 balls under a 20 x 20 cloth for 90 steps at `workers`, with items an eighth of
-// the engine's (so that its contacts and links split as a pile of 3,200 balls and a 56 x 56 cloth
-// would), the hand-off's scale set at every step by `scales` (in turn; the measure off). Counts the jobs handed out in the
-// steps at the first scale and at the others in jobs[2]. The state's hash.
+// Runs add_scene's pile and cloth for 90 steps at `workers`, with items an eighth of the engine's
+// (so that its contacts and links split as a pile of 3,200 balls and a 56 x 56 cloth would), the
+// hand-off's scale set at every step by `scales` (in turn; the measure off). Counts the jobs
+// handed out in the steps at the first scale and at the others in jobs[2]. The state's hash.
 static uint64_t run_scaled(sinew_solver_mode mode, int workers, const int *scales, int n_scales, int jobs[2])
 {
-    sinew_world *w = threaded_world(mode, workers, 8);
+    sinew_world *w = threaded_world(mode, workers, 1);
     assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_STAGES), SINEW_OK);
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = 400;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
-    sinew_cloth_def cd = sinew_default_cloth_def();
-    cd.columns = cd.rows = 20;
-    cd.origin = sinew_vec2_make(2.0f, 30.0f);
-    assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+    add_scene(w);
+    w->tasks.grain = 8;
     jobs[0] = jobs[1] = 0;
     for (int s = 0; s < 90; ++s) {
         sinew__tasks_set_handoff(&w->tasks, scales[s % n_scales], 0);
