@@ -35,13 +35,16 @@
 // steps without a chance (a step that hands out no job leaves them asleep) does a step begin with
 // one. A measure waits at most HANDOFF_ARRIVE_S for the worker's first answer, then at most
 // HANDOFF_GIVE_UP_S for any other (a worker held off its core), and is otherwise dropped: the last
-// measure stands.
+// measure stands. So is one over HANDOFF_SHARED_NS: the two threads then shared one CPU (the
+// scheduler may put a worker it wakes beside the thread that woke it, until it balances the load;
+// seen once here at 12.7 us), which says nothing of the cores.
 #define HANDOFF_BATCHES 7
 #define HANDOFF_TRIPS 8
 #define HANDOFF_WAKE_AFTER 32
 #define HANDOFF_ARRIVE_S 5e-3
 #define HANDOFF_GIVE_UP_S 1e-3
 #define HANDOFF_MAX_SCALE 16
+#define HANDOFF_SHARED_NS 4000
 
 // One worker's range of items and its chunks not yet taken, [front, back) in one word (see
 // chunk_items): its owner takes them from the front, the largest first. A worker that helps takes
@@ -78,9 +81,10 @@ struct sinew__pool {
     int step_jobs, last_step_jobs; // jobs handed out in this step and the last (the stepping thread's)
     atomic_bool stop;
     bool ping;              // the open job is a measure of the hand-off (written as the job's fields)
-    // the hand-off (tasks.h), the stepping thread's: the last measure, its scale, the steps between
-    // measures (0: none) and the steps since the last
-    int handoff_ns, handoff_scale, handoff_every, handoff_steps;
+    // the hand-off (tasks.h), the stepping thread's: the last measure kept, its scale, the steps
+    // between measures (0: none), the steps since the last, and the last measure taken (0: it gave
+    // up; it may have been dropped)
+    int handoff_ns, handoff_scale, handoff_every, handoff_steps, handoff_taken_ns;
     // The measure's ball: the stepping thread serves odd numbers, worker 1 returns the next even
     // one; negative when the measure is over. A cache line's length from any other field.
     char volley_before[64];
@@ -390,12 +394,14 @@ static int round_trip(sinew__pool *p)
     return ns < 1.0 ? 1 : ns > 1e9 ? 1000000000 : (int)ns;
 }
 
-// Measures the hand-off; a measure that gave up leaves the last one standing.
+// Measures the hand-off; a measure that gave up, or found the threads on one CPU, leaves the last
+// one standing.
 static void measure_handoff(sinew__pool *p)
 {
     p->handoff_steps = 0;
     const int ns = round_trip(p);
-    if (ns > 0) {
+    p->handoff_taken_ns = ns;
+    if (ns > 0 && ns <= HANDOFF_SHARED_NS) {
         const int scale = ns / SINEW__HANDOFF_REFERENCE_NS;
         p->handoff_ns = ns;
         p->handoff_scale = scale < 1 ? 1 : scale > HANDOFF_MAX_SCALE ? HANDOFF_MAX_SCALE : scale;
@@ -405,6 +411,11 @@ static void measure_handoff(sinew__pool *p)
 int sinew__tasks_handoff_ns(const sinew__tasks *t)
 {
     return t->pool != NULL ? t->pool->handoff_ns : 0;
+}
+
+int sinew__tasks_handoff_taken_ns(const sinew__tasks *t)
+{
+    return t->pool != NULL ? t->pool->handoff_taken_ns : 0;
 }
 
 int sinew__tasks_handoff_scale(const sinew__tasks *t)

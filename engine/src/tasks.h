@@ -72,6 +72,9 @@ void sinew__tasks_stepping(sinew__tasks *t, bool stepping);
 #define SINEW__HANDOFF_EVERY 128
 // The last measured round trip in ns: 0 before one, with one worker, or with a user's task system.
 int sinew__tasks_handoff_ns(const sinew__tasks *t);
+// For the tests: the last measure taken, kept or not (over HANDOFF_SHARED_NS, tasks.c, it is
+// dropped); 0 before one, or when it gave up.
+int sinew__tasks_handoff_taken_ns(const sinew__tasks *t);
 // The scale of the last measure: 1 before one, with one worker, or with a user's task system.
 int sinew__tasks_handoff_scale(const sinew__tasks *t);
 // For the tests: sets the scale (1..16) and measures again every `every` steps (0: never). No
