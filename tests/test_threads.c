@@ -783,11 +783,12 @@ static void a_job_beside_one_thread_work_runs_every_item_once(void **state)
     }
 }
 
-// Steps a pile of `balls` at `workers` (with a task system of the user's when `users`) `steps` times,
-// the hand-off measured every step it may be; the step at which the first measure was taken, or
-// -1. Every report is the pool's, with its scale; a measure taken is reported unless it is over
-// 4 us (two threads on one CPU: tasks.c), when the last one kept stands.
-static int first_hand_off(int workers, bool users, int balls, int steps)
+// Steps a pile of `balls`, or a cloth of `side` x `side` hung from its top row when `side` > 0, at
+// `workers` (with a task system of the user's when `users`) `steps` times, the hand-off measured
+// every step it may be; the step at which the first measure was taken, or -1. Every report is the
+// pool's, with its scale; a measure taken is reported unless it is over 4 us (two threads on one
+// CPU: tasks.c), when the last one kept stands. *jobs: the jobs of the first step.
+static int first_hand_off(int workers, bool users, int balls, int side, int steps, int *jobs)
 {
     sinew_world_def wd = sinew_default_world_def();
     wd.workers = workers;
@@ -797,12 +798,21 @@ static int first_hand_off(int workers, bool users, int balls, int steps)
     assert_int_equal(sinew_world_create(&wd, &w), SINEW_OK);
     assert_int_equal(sinew_world_set_profiling(w, SINEW_PROFILE_STAGES), SINEW_OK);
     sinew__tasks_set_handoff(&w->tasks, 1, 1);
-    sinew_pile_def pd = sinew_default_pile_def();
-    pd.count = balls;
-    assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    if (side > 0) {
+        sinew_cloth_def cd = sinew_default_cloth_def();
+        cd.columns = cd.rows = side;
+        assert_int_equal(sinew_cloth_create(w, &cd, NULL), SINEW_OK);
+    } else {
+        sinew_pile_def pd = sinew_default_pile_def();
+        pd.count = balls;
+        assert_int_equal(sinew_pile_create(w, &pd, NULL), SINEW_OK);
+    }
     int first = -1;
     for (int s = 0; s < steps; ++s) {
         assert_int_equal(sinew_world_step(w, 1.0f / 60.0f), SINEW_OK);
+        if (s == 0) {
+            *jobs = sinew_world_profile(w).jobs;
+        }
         const int ns = sinew_world_profile(w).handoff_ns, scale = sinew__tasks_handoff_scale(&w->tasks);
         const int taken = sinew__tasks_handoff_taken_ns(&w->tasks);
         assert_int_equal(ns, sinew__tasks_handoff_ns(&w->tasks));
@@ -826,18 +836,21 @@ static int first_hand_off(int workers, bool users, int balls, int steps)
 
 // The hand-off (tasks.h): with the built-in pool's workers the world measures a round trip between
 // them and reports it in the profile; with one worker, or a task system of the user's, it measures
-// nothing. A pile of 3,000 balls hands out jobs from its first steps, and its measures come after
-// them (measured at every step it may be, so that one measure that gave up, a worker held off its
-// core, does not fail the test). A pile of 200 hands out none, and its workers sleep: the first
-// measure wakes them only after 32 times the steps between measures.
+// nothing. A 64 x 64 cloth hands out jobs from its first step (its spans split), and its measures
+// come after them (due at every step, so that one that gave up, a worker held off its core, does
+// not fail the test). A pile of 200 hands out none, and its workers sleep: the first measure wakes
+// them only after 32 times the steps between measures.
 static void the_hand_off_is_measured_with_the_pool(void **state)
 {
     (void)state;
-    assert_int_equal(first_hand_off(1, false, 3000, 40), -1);
-    assert_int_equal(first_hand_off(2, true, 3000, 40), -1);
-    const int jobs = first_hand_off(2, false, 3000, 40), none = first_hand_off(2, false, 200, 200);
-    assert_true(jobs >= 0);
-    assert_true(none >= 31);
+    int jobs = 0;
+    assert_int_equal(first_hand_off(1, false, 0, 64, 40, &jobs), -1);
+    assert_int_equal(first_hand_off(2, true, 0, 64, 40, &jobs), -1);
+    const int with_jobs = first_hand_off(2, false, 0, 64, 100, &jobs);
+    assert_true(jobs > 0);
+    assert_true(with_jobs >= 0);
+    assert_true(first_hand_off(2, false, 200, 0, 200, &jobs) >= 31);
+    assert_int_equal(jobs, 0);
 }
 
 // Runs add_scene's pile and cloth for 90 steps at `workers`, with items an eighth of the engine's
