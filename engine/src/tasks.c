@@ -79,6 +79,7 @@ struct sinew__pool {
     atomic_int sleepers;
     atomic_bool stepping;   // a step with jobs runs: workers keep spinning between them
     int step_jobs, last_step_jobs; // jobs handed out in this step and the last (the stepping thread's)
+    bool in_step;           // between sinew__tasks_stepping(true) and (false) (the stepping thread's)
     atomic_bool stop;
     bool ping;              // the open job is a measure of the hand-off (written as the job's fields)
     // the hand-off (tasks.h), the stepping thread's: the last measure kept, its scale, the steps
@@ -305,7 +306,7 @@ static uint64_t pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_r
         chunks += n;
     }
     atomic_store(&p->pending, chunks);
-    if (p->step_jobs++ == 0) {
+    if (p->step_jobs++ == 0 && p->in_step) {
         atomic_store(&p->stepping, true); // (a step whose first job this is: spin to its end)
     }
     atomic_fetch_add(&p->generation, 1u); // open
@@ -470,8 +471,9 @@ void sinew__tasks_stepping(sinew__tasks *t, bool stepping)
     }
     if (!stepping) {
         p->last_step_jobs = p->step_jobs;
-        p->step_jobs = 0;
     }
+    p->step_jobs = 0;
+    p->in_step = stepping;
     // A step that hands out no job leaves the workers asleep, as one worker would: in one that does
     // they spin from its first job on, and from its start when the last step had jobs.
     atomic_store(&p->stepping, stepping && p->last_step_jobs > 0);
