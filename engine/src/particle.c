@@ -270,17 +270,23 @@ static sinew_status reserve(sinew_world *world, int needed)
     return s;
 }
 
+// The first `kinds` kinds' parts of the groups in `needs`, dropped.
+static void kinds_scratch_drop(sinew_world *world, unsigned needs, int kinds)
+{
+    for (int t = 0; t < kinds; ++t) {
+        if (sinew__kinds[t]->scratch_drop != NULL) {
+            sinew__kinds[t]->scratch_drop(world, needs);
+        }
+    }
+}
+
 // Each kind's part of the fresh groups, in the order of sinew__kinds; when one fails, the parts of
 // the kinds before it are dropped again (it dropped its own).
 static sinew_status kinds_scratch_need(sinew_world *world, unsigned fresh)
 {
     for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
         if (sinew__kinds[t]->scratch_need != NULL && sinew__kinds[t]->scratch_need(world, fresh) != SINEW_OK) {
-            for (int u = 0; u < t; ++u) {
-                if (sinew__kinds[u]->scratch_drop != NULL) {
-                    sinew__kinds[u]->scratch_drop(world, fresh);
-                }
-            }
+            kinds_scratch_drop(world, fresh, t);
             return SINEW_ERR_OUT_OF_MEMORY;
         }
     }
@@ -337,11 +343,7 @@ void sinew__scratch_drop(sinew_world *world, unsigned needs)
             drop_group(world, g);
         }
     }
-    for (int t = 0; t < SINEW_KIND_COUNT; ++t) {
-        if (sinew__kinds[t]->scratch_drop != NULL) {
-            sinew__kinds[t]->scratch_drop(world, gone);
-        }
-    }
+    kinds_scratch_drop(world, gone, SINEW_KIND_COUNT);
     p->needs &= ~gone;
     if ((gone & SINEW__NEED_JACOBI) != 0u) {
         world->distances.order_dirty = true;

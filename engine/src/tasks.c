@@ -284,6 +284,27 @@ static sinew__pool *pool_start(sinew_world *world, int threads)
     return p;
 }
 
+// Opens the job whose fields were written (an odd generation), waking the workers that sleep.
+static void open_job(sinew__pool *p)
+{
+    atomic_fetch_add(&p->generation, 1u);
+    if (atomic_load(&p->sleepers) > 0) {
+        pthread_mutex_lock(&p->lock);
+        pthread_cond_broadcast(&p->wake);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+// Closes the open job (the next, even generation) and waits until no worker looks at it: then its
+// fields may be written again.
+static void close_job(sinew__pool *p)
+{
+    atomic_fetch_add(&p->generation, 1u);
+    while (atomic_load(&p->busy) > 0) {
+        sinew__relax();
+    }
+}
+
 // Runs the job over the workers; the calling thread first runs beside (when not NULL), then takes
 // chunks (its own range first, unless a worker took it meanwhile). Returns the ticks at which it
 // had no chunk left to take, from when it waited for the workers (when `timed`; else 0).
@@ -309,12 +330,7 @@ static uint64_t pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_r
     if (p->step_jobs++ == 0 && p->in_step) {
         atomic_store(&p->stepping, true); // (a step whose first job this is: spin to its end)
     }
-    atomic_fetch_add(&p->generation, 1u); // open
-    if (atomic_load(&p->sleepers) > 0) {
-        pthread_mutex_lock(&p->lock);
-        pthread_cond_broadcast(&p->wake);
-        pthread_mutex_unlock(&p->lock);
-    }
+    open_job(p);
     if (beside != NULL) {
         beside(beside_context);
     }
@@ -323,10 +339,7 @@ static uint64_t pool_run(sinew__pool *p, sinew_task_fn *fn, int count, int min_r
     while (atomic_load(&p->pending) > 0) {
         sinew__relax();
     }
-    atomic_fetch_add(&p->generation, 1u); // closed
-    while (atomic_load(&p->busy) > 0) {
-        sinew__relax();
-    }
+    close_job(p);
     return done;
 }
 
@@ -356,12 +369,7 @@ static int round_trip(sinew__pool *p)
 {
     p->ping = true;
     atomic_store(&p->volley, 0);
-    atomic_fetch_add(&p->generation, 1u); // open
-    if (atomic_load(&p->sleepers) > 0) {
-        pthread_mutex_lock(&p->lock);
-        pthread_cond_broadcast(&p->wake);
-        pthread_mutex_unlock(&p->lock);
-    }
+    open_job(p);
     double batch[HANDOFF_BATCHES];
     int v = 1;
     atomic_store(&p->volley, v);
@@ -376,10 +384,7 @@ static int round_trip(sinew__pool *p)
         batch[b] = (sinew__seconds() - start) / HANDOFF_TRIPS;
     }
     atomic_store(&p->volley, -1); // over: worker 1 leaves
-    atomic_fetch_add(&p->generation, 1u); // closed
-    while (atomic_load(&p->busy) > 0) {
-        sinew__relax();
-    }
+    close_job(p);
     p->ping = false;
     if (!answered) {
         return 0;
