@@ -16,8 +16,10 @@ timing): several lattices run at once (--jobs).
 Whether a pile's fastest ball is over 0.2 m/s at step 600 depends on whether a slide happens to be
 under way then, so --window also looks around it: every lattice runs to step 720, and its
 snapshots at steps 480, 500, ..., 720 (thirteen) are checked against the same limits. The summary
-then adds how many of the 156 snapshots are within them (and over each). The step-600 figures are
-those of the same runs. sinew samples one run (`--sample-every 20`); Box2D v3's harness, which
+then adds how many of the 156 snapshots are within them (and over each), and for sinew how many of
+those over the speed limit caught the pile at rest: no ball moved faster than 0.2 m/s on average
+over the 20 steps before (`snapshots_over_speed_at_rest`; its fastest ball is then a loose ball
+rattling by a millimetre or so, not a slide). The step-600 figures are those of the same runs. sinew samples one run (`--sample-every 20`); Box2D v3's harness, which
 prints only its end state, runs once per snapshot (thirteen runs a lattice, about ten minutes on two
 cores; it is deterministic on one thread, so a run of K steps ends where a longer one was at K).
 """
@@ -34,6 +36,12 @@ WINDOW = list(range(480, 721, 20))  # --window's snapshots (steps)
 
 def within(r):
     return r["max_overlap_ratio"] <= OVERLAP_LIMIT and r["max_speed"] <= SPEED_LIMIT
+
+
+def at_rest_over_speed(q):
+    """A snapshot over the speed limit in which no ball moved faster than it on average over the
+    last 20 steps (sinew-bench's moved_speed): a loose ball's jitter in a pile at rest, not a slide."""
+    return q["max_speed"] > SPEED_LIMIT and q["moved_speed"] <= SPEED_LIMIT
 
 
 def sinew_figures(d):
@@ -55,13 +63,16 @@ def window_row(n, snapshots):
     row.update(snapshots=len(shots), snapshots_within=sum(within(q) for q in shots),
                snapshots_over_speed=sum(q["max_speed"] > SPEED_LIMIT for q in shots),
                snapshots_over_overlap=sum(q["max_overlap_ratio"] > OVERLAP_LIMIT for q in shots))
+    if all("moved_speed" in q for q in shots):  # (sinew's samples have it, the harness's end states not)
+        row["snapshots_over_speed_at_rest"] = sum(at_rest_over_speed(q) for q in shots)
     return row
 
 
 def sinew_window(bench, n, extra):
     lines = sinew_bench_lines(bench, ["--scene", "pile", "--n", str(n), "--steps", str(WINDOW[-1]),
                                       "--sample-every", "20"] + extra)
-    snapshots = {d["sample_step"]: sinew_figures(d) for d in lines if "sample_step" in d}
+    snapshots = {d["sample_step"]: dict(sinew_figures(d), moved_speed=d["moved_speed"])
+                 for d in lines if "sample_step" in d}
     row = window_row(n, snapshots)
     row["state_hash"] = lines[-1].get("state_hash")  # (at step 720)
     return row
@@ -120,6 +131,8 @@ def main():
                        snapshots_within=sum(r["snapshots_within"] for r in rows),
                        snapshots_over_speed=sum(r["snapshots_over_speed"] for r in rows),
                        snapshots_over_overlap=sum(r["snapshots_over_overlap"] for r in rows))
+        if all("snapshots_over_speed_at_rest" in r for r in rows):
+            summary["snapshots_over_speed_at_rest"] = sum(r["snapshots_over_speed_at_rest"] for r in rows)
     print(json.dumps(summary))
 
 

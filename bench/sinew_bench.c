@@ -12,8 +12,9 @@
 //               [--cap K] [--steps SOLVES] [--repeat R]        (bench/bench_ik3.c)
 //
 // --sample-every K (pile only): every K steps, one more JSON line with the pile's quality then
-// (sample_step, max overlap / r, max and mean speed, balls outside), before the run's line; the
-// sampling is not timed. bench/lattices.py --window reads them.
+// (sample_step, max overlap / r, max and mean speed, balls outside, and moved_speed: the largest
+// distance a ball moved since the last sample over those K steps' time), before the run's line;
+// the sampling is not timed. bench/lattices.py --window reads them.
 // softbody: K rings (--rings, default 100) of N particles (--n, default 24) falling into a box.
 // cloth-tear: a W x H cloth (tear ratio 1.5) whose bottom row is dragged down until it tears.
 //
@@ -174,6 +175,23 @@ static int pile_picture(const sinew_world *world, const pile_layout *layout, con
     const int status = s != NULL ? pile_svg_write(world, layout, s + 2 * n, s + 3 * n, path, 1200) : 1;
     free(s);
     return status;
+}
+
+// The largest distance a ball moved since the positions in `last` (x then y, `count` each), over
+// `seconds`: the average speed of the ball that moved most in that time, m/s. `last` becomes the
+// positions now. A pile at rest can hold a ball over 0.2 m/s at the step's end (a loose ball
+// rattling by a millimetre between its neighbours) while no ball goes anywhere: this tells the two
+// apart.
+static double moved_speed(const sinew_world *world, float *last, int count, double seconds)
+{
+    const sinew_particle_view v = sinew_world_particles(world);
+    double most = 0.0;
+    for (int i = 0; i < count && i < v.count; ++i) {
+        most = fmax(most, hypot((double)v.x[i] - last[i], (double)v.y[i] - last[count + i]));
+        last[i] = v.x[i];
+        last[count + i] = v.y[i];
+    }
+    return most / seconds;
 }
 
 // Prints the pile's quality fields ("outside" to "mean_speed", no comma after); 1 when measuring
@@ -383,6 +401,20 @@ static int run(const options *o, int iteration)
         return 1;
     }
     const float dt = 1.0f / 60.0f;
+    // --sample-every: the positions at the last sample (or the start), for moved_speed.
+    float *last = NULL;
+    if (is_pile && o->sample_every > 0) {
+        const sinew_particle_view v = sinew_world_particles(world);
+        last = malloc(2 * (size_t)particles * sizeof *last + 1);
+        if (last == NULL) {
+            fprintf(stderr, "sinew-bench: out of memory\n");
+            return 1;
+        }
+        for (int i = 0; i < particles; ++i) {
+            last[i] = v.x[i];
+            last[particles + i] = v.y[i];
+        }
+    }
     double t0 = bench_now_seconds(), sampling = 0.0;
     int torn = 0;
     sinew_step_profile prof = {0}; // summed over the steps
@@ -402,7 +434,7 @@ static int run(const options *o, int iteration)
             if (print_pile_quality(world, &layout) != 0) {
                 return 1;
             }
-            printf("}\n");
+            printf(",\"moved_speed\":%.4f}\n", moved_speed(world, last, particles, o->sample_every * (double)dt));
             sampling += bench_now_seconds() - s0;
         }
         int count = 0;
@@ -503,6 +535,7 @@ static int run(const options *o, int iteration)
     free(ids);
     free(areas);
     free(bottom);
+    free(last);
     sinew_world_destroy(world);
     return 0;
 }
