@@ -4,8 +4,8 @@
 # parse as XML and have one <path> per setting; bad arguments fail with a message; every scene runs.
 # Also: --world runs on a world saved by sinew-bench --save-world, and refuses a file that is not
 # one; the verdict line is the same on every run (it ranks by work, which is deterministic);
-# sinew-bench's flags leave the argument after them alone, and its line is valid JSON when a run
-# made no projection.
+# sinew-bench's flags leave the argument after them alone, its line is valid JSON when a run
+# made no projection, and its pile samples' moved_speed is a free fall's average speed.
 # Usage: sh tests/test_tune.sh path/to/sinew-tune path/to/sinew-bench   (meson runs it as `tune`)
 # Prints cmocka-style summary lines, so tests/run counts these checks with the others.
 set -u
@@ -173,6 +173,18 @@ if "$bench" --scene pile --n 4 --steps 10 >"$tmp/free.json" 2>"$tmp/damp.err" &&
     ok "sinew-bench --damping slows a falling ball and refuses a negative or empty damping"
 else
     bad "sinew-bench --damping: $(cat "$tmp/damp.err" "$tmp/negative.err") $(head -c 300 "$tmp/damp.json")"
+fi
+# --sample-every: each sample's moved_speed is the largest distance a ball moved since the last
+# sample over that time. A pile of 200 balls is still falling freely at the top after 40 steps:
+# from rest, the first 20 steps (1/3 s) average g t / 2 = 1.67 m/s, the next 20 g (1/3 + 2/3) / 2
+# = 5 m/s (Verlet's sub-steps land within 1.5% of these).
+moved_of() { sed -n "${2}p" "$1" | sed -n 's/.*"moved_speed":\([0-9.]*\)}$/\1/p'; }
+if "$bench" --scene pile --n 200 --steps 40 --sample-every 20 >"$tmp/moved.json" 2>"$tmp/moved.err" &&
+    awk -v a="$(moved_of "$tmp/moved.json" 1)" -v b="$(moved_of "$tmp/moved.json" 2)" \
+        'BEGIN { exit !(a > 1.64 && a < 1.70 && b > 4.93 && b < 5.08) }'; then
+    ok "sinew-bench's samples give the fastest ball's average speed since the last sample"
+else
+    bad "sinew-bench moved_speed: $(cat "$tmp/moved.err") $(head -c 400 "$tmp/moved.json")"
 fi
 printf 'not a snapshot at all' >"$tmp/junk.snw"
 expect_refusal "--world refuses a file that is not a snapshot" 'not a sinew snapshot' --world "$tmp/junk.snw" \
