@@ -19,9 +19,10 @@ snapshots at steps 480, 500, ..., 720 (thirteen) are checked against the same li
 then adds how many of the 156 snapshots are within them (and over each), and for sinew how many of
 those over the speed limit caught the pile at rest: no ball moved faster than 0.2 m/s on average
 over the 20 steps before (`snapshots_over_speed_at_rest`; its fastest ball is then a loose ball
-rattling by a millimetre or so, not a slide). The step-600 figures are those of the same runs. sinew samples one run (`--sample-every 20`); Box2D v3's harness, which
-prints only its end state, runs once per snapshot (thirteen runs a lattice, about ten minutes on two
-cores; it is deterministic on one thread, so a run of K steps ends where a longer one was at K).
+rattling by a few millimetres, not a slide). The step-600 figures are those of the same runs.
+sinew samples one run (`--sample-every 20`); Box2D v3's harness, which prints only its end state,
+runs once per snapshot (thirteen runs a lattice, about ten minutes on two cores; it is
+deterministic on one thread, so a run of K steps ends where a longer one was at K).
 """
 import argparse
 import concurrent.futures

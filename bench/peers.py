@@ -20,8 +20,8 @@ from bench_runs import DEFAULT_BENCH, box2d3, sinew_bench
 
 # scene: (sinew-bench arguments, the harness's arguments, steps, {figure: sinew field},
 #         {figure: harness field}). Settings as in the README: the rope at 32 x 1, the cloth at
-# 8 x 1, the pile at its default 4 x 1, at 8 x 4 and at 9 x 4 (docs/collisions.md, "Settling, over twelve
-# lattices"); Box2D v3 at its defaults (4 sub-steps).
+# 8 x 1, the pile at its default 4 x 1, at 8 x 4 and at 9 x 4 (docs/collisions.md, "Settling,
+# over twelve lattices"); Box2D v3 at its defaults (4 sub-steps).
 SCENES = {
     "rope-1000": ("--scene rope --n 1000 --substeps 32 --iterations 1", ["rope", "1000"], 600,
                   {"stretch": "stretch", "max_link": "max_stretch"},

@@ -180,8 +180,8 @@ static int pile_picture(const sinew_world *world, const pile_layout *layout, con
 // The largest distance a ball moved since the positions in `last` (x then y, `count` each), over
 // `seconds`: the average speed of the ball that moved most in that time, m/s. `last` becomes the
 // positions now. A pile at rest can hold a ball over 0.2 m/s at the step's end (a loose ball
-// rattling by a millimetre between its neighbours) while no ball goes anywhere: this tells the two
-// apart.
+// rattling by a few millimetres between its neighbours) while no ball goes anywhere: this tells
+// the two apart.
 static double moved_speed(const sinew_world *world, float *last, int count, double seconds)
 {
     const sinew_particle_view v = sinew_world_particles(world);
